@@ -1,0 +1,36 @@
+# The map of the project's commands. See README.md.
+# DEBUG=1 selects the debug kernel (KASAN, lockdep, PROVE_RCU, kmemleak).
+
+SHELL := /bin/bash
+export DEBUG
+
+.PHONY: help deps tree build selftests check bench export vm test bench-case
+
+help:
+	@echo "make check          host checks, builds, listed selftests in the VM (DEBUG=1: debug kernel)"
+	@echo "make bench          run_bench_trigger.sh in the VM, icount and wall modes (MODES=icount)"
+	@echo "make test T=name    one test_progs test (or subtest, name/sub) in the VM"
+	@echo "make bench-case C=fentry   one bench case in icount mode"
+	@echo "make vm RUN='cmd'   run a command in the VM"
+	@echo "make deps | tree | build | selftests | export"
+
+deps:
+	scripts/deps.sh
+tree:
+	scripts/tree.sh
+build: tree
+	scripts/build.sh
+selftests: build
+	scripts/selftests-build.sh
+check:
+	scripts/check.sh
+bench:
+	scripts/bench.sh
+export:
+	scripts/export.sh
+vm:
+	scripts/vm.sh -- bash -c "$(RUN)"
+test: selftests
+	scripts/vm.sh -- bash -c "cd $(CURDIR)/build/kbuild$(if $(filter 1,$(DEBUG)),-debug)/selftests && ./test_progs -v -t '$(T)'"
+bench-case:
+	MODES=icount scripts/bench.sh $(C)

@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# `make bench`: run run_bench_trigger.sh in the VM for the cases in
+# bench/cases.txt (or those given), in each clock mode, and write a table
+# (text, CSV) and a PNG chart per mode under bench/results/.
+# Usage: scripts/bench.sh [case...]
+# Environment: MODES="icount wall" (default both; icount: -icount shift=0,
+#   one vCPU, deterministic; wall: TCG, all vCPUs), NOBUILD=1 skips the builds.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+modes=${MODES:-icount wall}
+cases=("$@")
+if [ ${#cases[@]} -eq 0 ]; then
+	mapfile -t cases < <(sed 's/#.*//' "$TOP/bench/cases.txt" | awk 'NF {print $1}')
+fi
+
+if [ "${NOBUILD:-0}" != 1 ]; then
+	"$TOP/scripts/deps.sh"
+	"$TOP/scripts/tree.sh"
+	"$TOP/scripts/build.sh"
+	"$TOP/scripts/selftests-build.sh" bench
+fi
+[ -x "$STOUT/bench" ] || die "no $STOUT/bench: run without NOBUILD=1"
+
+# run_bench_trigger.sh calls sudo; the guest runs as root and may lack it.
+shim=$BUILD/vm-shim
+mkdir -p "$shim"
+printf '#!/bin/sh\nexec "$@"\n' >"$shim/sudo"
+chmod +x "$shim/sudo"
+
+release=$(cat "$KOUT/include/config/kernel.release")
+series=$(cat "$TOP"/patches/*.patch 2>/dev/null | sha256sum | cut -c1-8)
+script=$TREE/tools/testing/selftests/bpf-harness/benchs/run_bench_trigger.sh
+[ -f "$script" ] || die "missing $script: run scripts/selftests-build.sh"
+mkdir -p "$TOP/bench/results"
+
+for mode in $modes; do
+	info "mode $mode: ${cases[*]}"
+	run=$BUILD/vm/bench-$mode
+	"$TOP/scripts/vm.sh" --mode "$mode" --run "$run" --timeout "${VM_TIMEOUT:-3000}" -- \
+		env PATH="$shim:/usr/sbin:/usr/bin:/sbin:/bin" bash -c \
+		"cd '$STOUT' && '$script' ${cases[*]}" ||
+		die "the bench run in mode $mode failed (logs in $run)"
+	stamp=$(date +%Y%m%d-%H%M%S)
+	python3 "$TOP/scripts/bench-report.py" --mode "$mode" \
+		--name "$stamp-$release-$series-$mode" \
+		--outdir "$TOP/bench/results" "$run/out.log"
+done

@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# Build the kernel in build/linux with output in build/kbuild (or
+# build/kbuild-debug with DEBUG=1). Config = tinyconfig + kernel/config.fragment
+# (+ kernel/config.debug). Uses ccache.
+# Usage: scripts/build.sh [extra make targets]
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+[ -d "$TREE/.git" ] || die "no kernel tree at $TREE: run scripts/tree.sh"
+mkdir -p "$KOUT" "$CCACHE_DIR"
+frags=("$TOP/kernel/config.fragment")
+[ "$DEBUG" = 1 ] && frags+=("$TOP/kernel/config.debug")
+kmake() { make -s -C "$TREE" O="$KOUT" CC="ccache gcc" HOSTCC="ccache gcc" -j"$JOBS" "$@"; }
+
+# Regenerate .config only when a fragment changed.
+stamp=$(cat "${frags[@]}" | sha256sum | cut -d' ' -f1)
+if [ ! -f "$KOUT/.config" ] || [ "$(cat "$KOUT/.config.stamp" 2>/dev/null)" != "$stamp" ]; then
+	info "configuring $KOUT (tinyconfig + ${frags[*]##*/})"
+	kmake tinyconfig >/dev/null
+	(cd "$KOUT" && "$TREE/scripts/kconfig/merge_config.sh" -m -O "$KOUT" .config "${frags[@]}" >/dev/null)
+	kmake olddefconfig >/dev/null
+	# Every option the fragments ask for must have survived olddefconfig.
+	bad=0
+	while IFS= read -r line; do
+		case "$line" in CONFIG_*=*) ;; *) continue ;; esac
+		key=${line%%=*}
+		val=${line#*=}
+		if [ "$val" = n ]; then
+			grep -q "^$key=" "$KOUT/.config" && { echo "  $key should be off" >&2; bad=1; }
+		else
+			grep -qx "$line" "$KOUT/.config" || { echo "  $line is missing (dependency?)" >&2; bad=1; }
+		fi
+	done < <(cat "${frags[@]}")
+	[ $bad -eq 0 ] || die "the config fragments did not apply cleanly (see above)"
+	echo "$stamp" >"$KOUT/.config.stamp"
+fi
+
+info "building bzImage and modules in $KOUT"
+kmake bzImage modules "$@"
+info "built $KOUT/arch/x86/boot/bzImage"

@@ -1,0 +1,96 @@
+#!/usr/bin/env bash
+# `make check`: host checks (the series applies to the pinned base, checkpatch
+# --strict reports no errors), the kernel and selftests builds, then the listed
+# test_progs tests in the VM. Ends with 'N passed, N failed' counting host
+# checks and test_progs subtests; exits non-zero on any failure.
+# Environment: DEBUG=1 uses the debug kernel; TESTS="a,b" runs only those.
+set -uo pipefail
+. "$(dirname "$0")/lib.sh"
+
+results=$BUILD/check-results.txt
+mkdir -p "$BUILD"
+: >"$results"
+t0=$(date +%s)
+pass() { echo "PASS $*" >>"$results"; echo "check: PASS $*"; }
+fail() { echo "FAIL $*" >>"$results"; echo "check: FAIL $*" >&2; }
+skip() { echo "SKIP $*" >>"$results"; echo "check: SKIP $*"; }
+finish() {
+	local p f s
+	p=$(grep -c '^PASS' "$results")
+	f=$(grep -c '^FAIL' "$results")
+	s=$(grep -c '^SKIP' "$results")
+	echo
+	if [ "$f" -gt 0 ]; then
+		echo "check: failures:"
+		grep '^FAIL' "$results" | sed 's/^/  /'
+	fi
+	[ "$s" -gt 0 ] && { echo "check: skipped (not counted as passed):"; grep '^SKIP' "$results" | sed 's/^/  /'; }
+	echo "check: took $(( $(date +%s) - t0 ))s"
+	if [ "$s" -gt 0 ]; then
+		echo "$p passed, $f failed, $s skipped"
+	else
+		echo "$p passed, $f failed"
+	fi
+	[ "$f" -eq 0 ]
+	exit
+}
+
+# 1. Dependencies.
+if ! "$TOP/scripts/deps.sh"; then
+	fail "deps: installing the dependencies failed"
+	finish
+fi
+
+# 2. The series applies to the pinned base.
+if "$TOP/scripts/tree.sh"; then
+	pass "series applies to $BASE_PKG $BASE_VERSION ($(git -C "$TREE" rev-list --count base..HEAD) patches)"
+else
+	fail "series: a patch does not apply (see the message above)"
+	finish
+fi
+
+# 3. checkpatch --strict on every patch.
+shopt -s nullglob
+for p in "$TOP"/patches/[0-9]*.patch; do
+	case "$p" in */0000-cover-letter.patch) continue ;; esac
+	out=$(cd "$TREE" && ./scripts/checkpatch.pl --strict --no-signoff -q "$p" 2>&1)
+	errs=$(printf '%s\n' "$out" | grep -c '^ERROR' || true)
+	if [ "$errs" -eq 0 ]; then
+		pass "checkpatch $(basename "$p")"
+	else
+		printf '%s\n' "$out" | grep -A3 '^ERROR' | head -n 30 >&2
+		fail "checkpatch $(basename "$p"): $errs error(s)"
+	fi
+done
+
+# 4. Builds.
+if "$TOP/scripts/build.sh"; then
+	pass "kernel build"
+else
+	fail "kernel build (see the errors above)"
+	finish
+fi
+if "$TOP/scripts/selftests-build.sh"; then
+	pass "selftests build"
+else
+	fail "selftests build (see the errors above)"
+	finish
+fi
+
+# 5. The listed tests in the VM.
+tests=${TESTS:-$(sed 's/#.*//' "$TOP/selftests/tests.txt" | awk 'NF {print $1}' | paste -sd, -)}
+list=$BUILD/check-tests.txt
+tr ',' '\n' <<<"$tests" >"$list"
+run=$BUILD/vm/check
+timeout=${VM_TIMEOUT:-1500}
+[ "$DEBUG" = 1 ] && timeout=${VM_TIMEOUT:-3600}
+"$TOP/scripts/vm.sh" --run "$run" --timeout "$timeout" -- \
+	bash -c "cd '$STOUT' && ./test_progs -a '$tests'"
+vmrc=$?
+python3 "$TOP/scripts/run-tests.py" "$results" "$list" "$run/out.log"
+if [ $vmrc -le 1 ]; then
+	pass "vm: the guest finished and its kernel console is clean"
+else
+	fail "vm: the guest crashed, hung or the kernel reported a problem (console: $run/console.log)"
+fi
+finish

@@ -1,0 +1,23 @@
+# Common settings for the harness scripts. Source it; do not run it.
+# shellcheck shell=bash
+TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+# shellcheck source=../kernel/base.env
+. "$TOP/kernel/base.env"
+BUILD=${BUILD:-$TOP/build}
+TREE=${TREE:-$BUILD/linux}
+DEBUG=${DEBUG:-0}
+if [ "$DEBUG" = 1 ]; then
+	KOUT=${KOUT:-$BUILD/kbuild-debug}
+else
+	KOUT=${KOUT:-$BUILD/kbuild}
+fi
+STOUT=${STOUT:-$KOUT/selftests}
+JOBS=${JOBS:-$(nproc)}
+CLANG=${CLANG:-clang-19}
+LLVM_SUFFIX=${LLVM_SUFFIX:--19}
+export CCACHE_DIR=${CCACHE_DIR:-$BUILD/ccache}
+export CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-8G}
+GIT_IDENT=(-c user.name="Tracing Multi Dev" -c user.email="dev@tracing-multi.invalid")
+
+die() { echo "$(basename "$0"): error: $*" >&2; exit 1; }
+info() { echo "$(basename "$0"): $*"; }

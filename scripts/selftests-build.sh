@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Build libbpf, bpftool, bpf_testmod.ko, bench and a test_progs that holds
+# only the tests in selftests/tests.txt, through the upstream selftests
+# Makefile run on a pruned copy (tools/testing/selftests/bpf-harness, ignored
+# by the tree's git). Output goes to build/kbuild/selftests.
+# Usage: scripts/selftests-build.sh [make targets]   (default: test_progs bench)
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+[ -f "$KOUT/vmlinux" ] || die "no $KOUT/vmlinux: run scripts/build.sh first"
+[ -f "$KOUT/Module.symvers" ] || die "no $KOUT/Module.symvers: run scripts/build.sh (it builds modules)"
+command -v "$CLANG" >/dev/null || die "$CLANG missing: run scripts/deps.sh"
+
+mapfile -t vars < <(python3 "$TOP/scripts/selftests-prune.py" "$TREE" "$TOP/selftests/tests.txt")
+mkdir -p "$STOUT"
+targets=("$@")
+[ ${#targets[@]} -gt 0 ] || targets=(test_progs bench)
+targets=("${targets[@]/#/$STOUT/}")
+
+info "building ${targets[*]##*/} in $STOUT"
+make -s -C "$TREE/tools/testing/selftests/bpf-harness" -j"$JOBS" \
+	OUTPUT="$STOUT" VMLINUX_BTF="$KOUT/vmlinux" KDIR="$KOUT" \
+	CLANG="$CLANG" LLC="llc$LLVM_SUFFIX" LLVM_STRIP="llvm-strip$LLVM_SUFFIX" \
+	LLVM_OBJCOPY="llvm-objcopy$LLVM_SUFFIX" \
+	"${vars[@]}" "${targets[@]}" >"$STOUT/build.log" 2>&1 || {
+	grep -aE 'error|Error' "$STOUT/build.log" | head -n 30 >&2
+	die "selftests build failed, full log: $STOUT/build.log"
+}
+info "built ${targets[*]##*/}"

@@ -1,0 +1,166 @@
+#!/usr/bin/env bash
+# Boot the built kernel under QEMU with the host's / shared read-only over 9p,
+# run one command inside, and return its exit status. The command's output is
+# streamed here and kept in $RUN/out.log; the kernel console in
+# $RUN/console.log. A kernel oops, BUG, WARN, lockdep, KASAN, kmemleak or RCU
+# stall report in the console fails the run even if the command succeeded.
+#
+# Usage: scripts/vm.sh [options] -- COMMAND [ARGS...]
+#   --mode test|icount|wall   test (default): TCG, all vCPUs;
+#                             icount: -icount shift=0, 1 vCPU (deterministic);
+#                             wall: TCG, all vCPUs (alias of test)
+#   --timeout SECONDS         kill the guest after this long (default 1200)
+#   --mem SIZE                guest memory (default 4G)
+#   --run DIR                 keep logs in DIR (default build/vm/<timestamp>)
+# Exit status: 0 ok; 1 the command failed; 2 the guest crashed, hung or the
+# kernel reported a problem.
+# Environment: DEBUG=1 boots build/kbuild-debug; VM_ACCEL=kvm|tcg forces one.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+mode=test timeout=1200 mem=4G run=
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--mode) mode=$2; shift 2 ;;
+	--timeout) timeout=$2; shift 2 ;;
+	--mem) mem=$2; shift 2 ;;
+	--run) run=$2; shift 2 ;;
+	--) shift; break ;;
+	-*) die "unknown option $1" ;;
+	*) break ;;
+	esac
+done
+[ $# -gt 0 ] || die "no command given (usage: vm.sh [options] -- COMMAND)"
+case "$mode" in test|wall|icount) ;; *) die "--mode must be test, icount or wall" ;; esac
+
+kernel=$KOUT/arch/x86/boot/bzImage
+[ -f "$kernel" ] || die "no kernel at $kernel: run scripts/build.sh"
+command -v qemu-system-x86_64 >/dev/null || die "qemu-system-x86_64 missing: run scripts/deps.sh"
+
+[ -n "$run" ] || run=$BUILD/vm/$(date +%Y%m%d-%H%M%S)-$$
+rm -rf "$run"
+mkdir -p "$run"
+run=$(cd "$run" && pwd)
+
+# The command, run by the init script below in the caller's directory.
+{
+	printf 'cd %q\n' "$PWD"
+	printf '%q ' "$@"
+	printf '\n'
+} >"$run/cmd"
+
+cat >"$run/init" <<INIT
+#!/bin/bash
+# PID 1 in the guest.
+export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+export HOME=/root TERM=dumb
+mount -t proc proc /proc
+mount -t sysfs sys /sys
+mount -t devtmpfs dev /dev 2>/dev/null
+mkdir -p /dev/pts /dev/shm
+mount -t devpts devpts /dev/pts
+mount -t tmpfs tmpfs /dev/shm
+mount -t tmpfs tmpfs /tmp
+mount -t tmpfs tmpfs /run
+mount -t tmpfs tmpfs /var/tmp 2>/dev/null
+mount -t debugfs debugfs /sys/kernel/debug
+mount -t tracefs tracefs /sys/kernel/tracing
+mount -t bpf bpffs /sys/fs/bpf
+mount -t cgroup2 cgroup2 /sys/fs/cgroup 2>/dev/null
+mount -t 9p -o trans=virtio,version=9p2000.L,msize=262144 out "$run"
+ip link set lo up 2>/dev/null
+ulimit -l unlimited
+echo "vm: running the command" >/dev/kmsg
+bash "$run/cmd" >"$run/out.log" 2>&1 </dev/null
+echo \$? >"$run/rc"
+if [ -e /sys/kernel/debug/kmemleak ]; then
+	echo "vm: kmemleak scan" >/dev/kmsg
+	echo scan >/sys/kernel/debug/kmemleak; sleep 6
+	echo scan >/sys/kernel/debug/kmemleak
+	cat /sys/kernel/debug/kmemleak >"$run/kmemleak.log"
+	[ -s "$run/kmemleak.log" ] && echo "vm: kmemleak: suspected memory leaks, see $run/kmemleak.log" >/dev/kmsg
+fi
+echo "vm: done" >/dev/kmsg
+sync
+echo o >/proc/sysrq-trigger
+sleep 10
+INIT
+chmod +x "$run/init"
+
+accel=tcg
+if [ -n "${VM_ACCEL:-}" ]; then
+	accel=$VM_ACCEL
+fi
+# KVM hangs a guest at "Booting from ROM" on these hosts: use it only when
+# forced (VM_ACCEL=kvm); icount needs TCG anyway.
+[ "$mode" = icount ] && accel=tcg
+
+smp=$(nproc)
+extra=()
+if [ "$mode" = icount ]; then
+	smp=1
+	extra+=(-icount shift=0)
+fi
+[ "$accel" = tcg ] && extra+=(-accel tcg,thread=multi,tb-size=512)
+[ "$accel" = kvm ] && extra+=(-accel kvm -cpu host)
+[ "$accel" = tcg ] && extra+=(-cpu max)
+
+append="root=rootfs rootfstype=9p rootflags=trans=virtio,version=9p2000.L,cache=loose,msize=262144 ro"
+append+=" init=$run/init console=ttyS0 panic=-1 oops=panic nokaslr"
+append+=" rcupdate.rcu_cpu_stall_suppress_at_boot=1 ${VM_APPEND:-}"
+
+: >"$run/out.log"
+tail -n +1 -f "$run/out.log" &
+tailpid=$!
+start=$(date +%s.%N)
+set +e
+timeout -k 10 "$timeout" qemu-system-x86_64 \
+	-nodefaults -no-user-config -nographic -no-reboot \
+	-m "$mem" -smp "$smp" "${extra[@]}" \
+	-kernel "$kernel" -append "$append" \
+	-virtfs local,path=/,mount_tag=rootfs,security_model=none,readonly=on,multidevs=remap \
+	-virtfs "local,path=$run,mount_tag=out,security_model=none,multidevs=remap" \
+	-serial "file:$run/console.log" -monitor none \
+	</dev/null >"$run/qemu.log" 2>&1
+qrc=$?
+set -e
+end=$(date +%s.%N)
+sleep 0.5
+kill "$tailpid" 2>/dev/null || true
+wait "$tailpid" 2>/dev/null || true
+
+secs=$(echo "$end - $start" | bc)
+fail=()
+kfail=0
+if [ $qrc -eq 124 ] || [ $qrc -eq 137 ]; then
+	fail+=("the guest did not finish within ${timeout}s and was killed (hung?)")
+	kfail=1
+elif [ $qrc -ne 0 ]; then
+	fail+=("qemu exited with status $qrc: $(tail -n 3 "$run/qemu.log" | tr '\n' ' ')")
+	kfail=1
+fi
+rc=$(cat "$run/rc" 2>/dev/null || echo none)
+if [ "$rc" = none ]; then
+	fail+=("the command did not complete (no exit status; see $run/console.log)")
+	kfail=1
+elif [ "$rc" != 0 ]; then
+	fail+=("the command exited with status $rc")
+fi
+# Kernel reports that fail the run whatever the command said.
+pat='WARNING:|BUG:|Oops|general protection fault|Kernel panic|KASAN:|UBSAN:|'
+pat+='possible recursive locking|circular locking|inconsistent lock state|'
+pat+='suspicious RCU usage|detected stall|soft lockup|hung_task|kmemleak: suspected|'
+pat+='unreferenced object|Call Trace:'
+if grep -aEq "$pat" "$run/console.log"; then
+	first=$(grep -aEm1 "$pat" "$run/console.log")
+	fail+=("kernel report in the console: '$first' (see $run/console.log)")
+	kfail=1
+fi
+echo "vm: mode=$mode accel=$accel smp=$smp time=${secs%.*}s logs=$run"
+if [ ${#fail[@]} -gt 0 ]; then
+	for f in "${fail[@]}"; do echo "vm: FAIL: $f" >&2; done
+	grep -aEA20 "$pat" "$run/console.log" | head -n 60 >&2 || true
+	[ $kfail -eq 1 ] && exit 2
+	exit 1
+fi
+exit 0
