@@ -18,7 +18,7 @@ targets=("$@")
 targets=("${targets[@]/#/$STOUT/}")
 
 info "building ${targets[*]##*/} in $STOUT"
-make -s -C "$TREE/tools/testing/selftests/bpf-harness" -j"$JOBS" \
+make -s -C "$TREE/tools/testing/selftests/bpf-harness" -f harness.mk -j"$JOBS" \
 	OUTPUT="$STOUT" VMLINUX_BTF="$KOUT/vmlinux" KDIR="$KOUT" \
 	CLANG="$CLANG" LLC="llc$LLVM_SUFFIX" LLVM_STRIP="llvm-strip$LLVM_SUFFIX" \
 	LLVM_OBJCOPY="llvm-objcopy$LLVM_SUFFIX" \

@@ -94,7 +94,7 @@ while todo:
 import subprocess
 import tempfile
 
-excl = ["/tools/", "/no_alu32/", "/cpuv4/", "/bpf_gcc/", "/prog_tests/tests.h",
+excl = ["/harness.mk", "/tools/", "/no_alu32/", "/cpuv4/", "/bpf_gcc/", "/prog_tests/tests.h",
         "*.o", "*.ko", "*.mod", "*.mod.c", ".*.cmd", "modules.order",
         "Module.symvers", ".tmp_*"]
 excl += ["/prog_tests/%s" % f for f in pt_files if f not in keep_pt]
@@ -104,6 +104,13 @@ with tempfile.NamedTemporaryFile("w", suffix=".excl") as ex:
     ex.flush()
     subprocess.check_call(["rsync", "-a", "--delete", "--exclude-from", ex.name,
                            src + "/", dst + "/"])
+
+# The test objects' .d files name skeletons relative to OUTPUT, while make
+# runs in the source dir: let make find them there on a rebuild.
+with open(os.path.join(dst, "harness.mk"), "w") as f:
+    f.write("# Written by the project's selftests-prune.py; not upstream.\n"
+            "vpath %.skel.h $(OUTPUT)\nvpath %.lskel.h $(OUTPUT)\n"
+            "vpath %.subskel.h $(OUTPUT)\ninclude Makefile\n")
 
 
 def filt(var):
