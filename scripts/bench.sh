@@ -29,7 +29,10 @@ printf '#!/bin/sh\nexec "$@"\n' >"$shim/sudo"
 chmod +x "$shim/sudo"
 
 release=$(cat "$KOUT/include/config/kernel.release")
-series=$(cat "$TOP"/patches/*.patch 2>/dev/null | sha256sum | cut -c1-8)
+shopt -s nullglob
+patches=("$TOP"/patches/*.patch)
+series=base
+[ ${#patches[@]} -gt 0 ] && series=s$(cat "${patches[@]}" | sha256sum | cut -c1-8)
 script=$TREE/tools/testing/selftests/bpf-harness/benchs/run_bench_trigger.sh
 [ -f "$script" ] || die "missing $script: run scripts/selftests-build.sh"
 mkdir -p "$TOP/bench/results"

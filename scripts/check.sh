@@ -3,7 +3,9 @@
 # --strict reports no errors), the kernel and selftests builds, then the listed
 # test_progs tests in the VM. Ends with 'N passed, N failed' counting host
 # checks and test_progs subtests; exits non-zero on any failure.
-# Environment: DEBUG=1 uses the debug kernel; TESTS="a,b" runs only those.
+# Environment: DEBUG=1 uses the debug kernel; TESTS="a,b" runs only those
+# (they must be in the list); VM_PRE="cmd" runs cmd in the guest first;
+# TESTS_TXT=file replaces selftests/tests.txt.
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -78,14 +80,14 @@ else
 fi
 
 # 5. The listed tests in the VM.
-tests=${TESTS:-$(sed 's/#.*//' "$TOP/selftests/tests.txt" | awk 'NF {print $1}' | paste -sd, -)}
+tests=${TESTS:-$(sed 's/#.*//' "$TESTS_TXT" | awk 'NF {print $1}' | paste -sd, -)}
 list=$BUILD/check-tests.txt
 tr ',' '\n' <<<"$tests" >"$list"
 run=$BUILD/vm/check
 timeout=${VM_TIMEOUT:-1500}
 [ "$DEBUG" = 1 ] && timeout=${VM_TIMEOUT:-3600}
 "$TOP/scripts/vm.sh" --run "$run" --timeout "$timeout" -- \
-	bash -c "cd '$STOUT' && ./test_progs -a '$tests'"
+	bash -c "${VM_PRE:+$VM_PRE; }cd '$STOUT' && ./test_progs -a '$tests'"
 vmrc=$?
 python3 "$TOP/scripts/run-tests.py" "$results" "$list" "$run/out.log"
 if [ $vmrc -le 1 ]; then

@@ -12,6 +12,7 @@ else
 	KOUT=${KOUT:-$BUILD/kbuild}
 fi
 STOUT=${STOUT:-$KOUT/selftests}
+TESTS_TXT=${TESTS_TXT:-$TOP/selftests/tests.txt}
 JOBS=${JOBS:-$(nproc)}
 CLANG=${CLANG:-clang-19}
 LLVM_SUFFIX=${LLVM_SUFFIX:--19}

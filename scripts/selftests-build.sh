@@ -11,7 +11,7 @@ set -euo pipefail
 [ -f "$KOUT/Module.symvers" ] || die "no $KOUT/Module.symvers: run scripts/build.sh (it builds modules)"
 command -v "$CLANG" >/dev/null || die "$CLANG missing: run scripts/deps.sh"
 
-mapfile -t vars < <(python3 "$TOP/scripts/selftests-prune.py" "$TREE" "$TOP/selftests/tests.txt")
+mapfile -t vars < <(python3 "$TOP/scripts/selftests-prune.py" "$TREE" "$TESTS_TXT")
 mkdir -p "$STOUT"
 targets=("$@")
 [ ${#targets[@]} -gt 0 ] || targets=(test_progs bench)

@@ -8,6 +8,7 @@ Usage: selftests-prune.py TREE TESTS_TXT
 """
 import os
 import re
+import shutil
 import sys
 
 tree, tests_txt = sys.argv[1], sys.argv[2]
@@ -38,14 +39,18 @@ pt_dir = os.path.join(src, "prog_tests")
 pt_files = sorted(f for f in os.listdir(pt_dir) if f.endswith(".c"))
 func_re = re.compile(r"^void (?:serial_)?test_(\w+)\s*\(", re.M)
 owner = {}
-for f in pt_files:
-    for m in func_re.finditer(read(os.path.join(pt_dir, f))):
-        owner.setdefault(m.group(1), f)
+own_dir = os.path.join(os.path.dirname(os.path.abspath(tests_txt)), "prog_tests")
+own_files = sorted(f for f in os.listdir(own_dir) if f.endswith(".c")) if os.path.isdir(own_dir) else []
+for d, files in ((pt_dir, pt_files), (own_dir, own_files)):
+    for f in files:
+        for m in func_re.finditer(read(os.path.join(d, f))):
+            owner.setdefault(m.group(1), f)
 keep_pt = set()
 for n in names:
     if n not in owner:
         die("test '%s' from %s is not defined in any prog_tests/*.c" % (n, tests_txt))
-    keep_pt.add(owner[n])
+    if owner[n] not in own_files:
+        keep_pt.add(owner[n])
 for e in extra:
     if not os.path.exists(os.path.join(pt_dir, e + ".c")):
         die("extra source prog_tests/%s.c (from %s) does not exist" % (e, tests_txt))
@@ -98,12 +103,24 @@ excl = ["/harness.mk", "/tools/", "/no_alu32/", "/cpuv4/", "/bpf_gcc/", "/prog_t
         "*.o", "*.ko", "*.mod", "*.mod.c", ".*.cmd", "modules.order",
         "Module.symvers", ".tmp_*"]
 excl += ["/prog_tests/%s" % f for f in pt_files if f not in keep_pt]
+excl += ["/prog_tests/%s" % f for f in own_files]
 excl += ["/progs/%s.c" % p for p in sorted(all_progs - keep_progs)]
 with tempfile.NamedTemporaryFile("w", suffix=".excl") as ex:
     ex.write("\n".join(excl) + "\n")
     ex.flush()
     subprocess.check_call(["rsync", "-a", "--delete", "--exclude-from", ex.name,
                            src + "/", dst + "/"])
+
+# The project's own prog_tests (selftests/prog_tests/*.c, for harness checks)
+# are copied in when the list names them.
+own = os.path.join(os.path.dirname(os.path.abspath(tests_txt)), "prog_tests")
+if os.path.isdir(own):
+    for f in sorted(os.listdir(own)):
+        d = os.path.join(dst, "prog_tests", f)
+        if f.endswith(".c") and f in [owner.get(n) for n in names]:
+            shutil.copy2(os.path.join(own, f), d)
+        elif os.path.exists(d):
+            os.unlink(d)
 
 # The test objects' .d files name skeletons relative to OUTPUT, while make
 # runs in the source dir: let make find them there on a rebuild.

@@ -101,7 +101,14 @@ if [ "$mode" = icount ]; then
 	smp=1
 	extra+=(-icount shift=0)
 fi
-[ "$accel" = tcg ] && extra+=(-accel tcg,thread=multi,tb-size=512)
+if [ "$accel" = tcg ]; then
+	# icount needs single-threaded TCG.
+	if [ "$mode" = icount ]; then
+		extra+=(-accel tcg,thread=single,tb-size=512)
+	else
+		extra+=(-accel tcg,thread=multi,tb-size=512)
+	fi
+fi
 [ "$accel" = kvm ] && extra+=(-accel kvm -cpu host)
 [ "$accel" = tcg ] && extra+=(-cpu max)
 
@@ -110,6 +117,7 @@ append+=" init=$run/init console=ttyS0 panic=-1 oops=panic nokaslr"
 append+=" rcupdate.rcu_cpu_stall_suppress_at_boot=1 ${VM_APPEND:-}"
 
 : >"$run/out.log"
+: >"$run/console.log"
 tail -n +1 -f "$run/out.log" &
 tailpid=$!
 start=$(date +%s.%N)
