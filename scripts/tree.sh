@@ -66,8 +66,10 @@ fi
 
 want=$(patch_ids_files)
 have=$(patch_ids_tree)
-if [ "$want" = "$have" ] && [ -z "$(git status --porcelain --untracked-files=no)" ]; then
+if [ "$want" = "$have" ]; then
 	info "tree is up to date ($(git rev-list --count base..HEAD) patches on base)"
+	[ -z "$(git status --porcelain --untracked-files=no)" ] ||
+		info "note: $TREE has uncommitted edits; they are built and tested as they are (commit and export them)"
 	exit 0
 fi
 
