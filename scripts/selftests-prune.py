@@ -99,7 +99,7 @@ while todo:
 import subprocess
 import tempfile
 
-excl = ["/harness.mk", "/tools/", "/no_alu32/", "/cpuv4/", "/bpf_gcc/", "/prog_tests/tests.h",
+excl = ["/harness.mk", "/.harness-prog-tests", "/tools/", "/no_alu32/", "/cpuv4/", "/bpf_gcc/", "/prog_tests/tests.h",
         "*.o", "*.ko", "*.mod", "*.mod.c", ".*.cmd", "modules.order",
         "Module.symvers", ".tmp_*"]
 excl += ["/prog_tests/%s" % f for f in pt_files if f not in keep_pt]
@@ -121,6 +121,16 @@ if os.path.isdir(own):
             shutil.copy2(os.path.join(own, f), d)
         elif os.path.exists(d):
             os.unlink(d)
+
+# tests.h is generated from the prog_tests present; make does not notice a
+# file that went away, so drop it when the set changed.
+stamp = os.path.join(dst, ".harness-prog-tests")
+now = "\n".join(sorted(os.listdir(os.path.join(dst, "prog_tests")))) + "\n"
+if not os.path.exists(stamp) or open(stamp).read() != now:
+    hdr = os.path.join(dst, "prog_tests", "tests.h")
+    if os.path.exists(hdr):
+        os.unlink(hdr)
+    open(stamp, "w").write(now)
 
 # The test objects' .d files name skeletons relative to OUTPUT, while make
 # runs in the source dir: let make find them there on a rebuild.
