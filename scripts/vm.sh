@@ -49,6 +49,14 @@ run=$(cd "$run" && pwd)
 	printf '\n'
 } >"$run/cmd"
 
+# Directories under the host's /tmp that the guest must still see once it
+# mounts a tmpfs on /tmp (a project cloned under /tmp, say).
+keep_tmp=
+for p in "$run" "$PWD" "$TOP" "$KOUT"; do
+	case "$p" in /tmp/?*) d=${p#/tmp/}; keep_tmp+=" ${d%%/*}" ;; esac
+done
+keep_tmp=$(printf '%s\n' $keep_tmp | sort -u | tr '\n' ' ')
+
 cat >"$run/init" <<INIT
 #!/bin/bash
 # PID 1 in the guest.
@@ -60,8 +68,15 @@ mount -t devtmpfs dev /dev 2>/dev/null
 mkdir -p /dev/pts /dev/shm
 mount -t devpts devpts /dev/pts
 mount -t tmpfs tmpfs /dev/shm
-mount -t tmpfs tmpfs /tmp
 mount -t tmpfs tmpfs /run
+# A writable /tmp; if the project itself lives under /tmp, keep it visible.
+mkdir -p /run/hosttmp
+mount --bind /tmp /run/hosttmp
+mount -t tmpfs tmpfs /tmp
+for d in $keep_tmp; do
+	mkdir -p "/tmp/\$d"
+	mount --bind "/run/hosttmp/\$d" "/tmp/\$d"
+done
 mount -t tmpfs tmpfs /var/tmp 2>/dev/null
 mount -t debugfs debugfs /sys/kernel/debug
 mount -t tracefs tracefs /sys/kernel/tracing
@@ -83,7 +98,9 @@ fi
 echo "vm: done" >/dev/kmsg
 sync
 echo o >/proc/sysrq-trigger
-sleep 10
+# PID 1 must not exit (that panics); wait with a bash builtin, since the 9p
+# root may already be gone.
+while :; do read -rt 1 <>/dev/zero; done
 INIT
 chmod +x "$run/init"
 
