@@ -80,14 +80,15 @@ else
 fi
 
 # 5. The listed tests in the VM.
-tests=${TESTS:-$(sed 's/#.*//' "$TESTS_TXT" | awk 'NF {print $1}' | paste -sd, -)}
+tests=${TESTS:-$(sed 's/#.*//' "$TESTS_TXT" | awk 'NF && $1 !~ /^!/ {print $1}' | paste -sd, -)}
+deny=$(sed 's/#.*//' "$TESTS_TXT" | awk 'NF && $1 ~ /^!/ {print substr($1, 2)}' | paste -sd, -)
 list=$BUILD/check-tests.txt
 tr ',' '\n' <<<"$tests" >"$list"
 run=$BUILD/vm/check
 timeout=${VM_TIMEOUT:-1500}
 [ "$DEBUG" = 1 ] && timeout=${VM_TIMEOUT:-3600}
 "$TOP/scripts/vm.sh" --run "$run" --timeout "$timeout" -- \
-	bash -c "${VM_PRE:+$VM_PRE; }cd '$STOUT' && ./test_progs -a '$tests'"
+	bash -c "${VM_PRE:+$VM_PRE; }cd '$STOUT' && ./test_progs -a '$tests'${deny:+ -d '$deny'}"
 vmrc=$?
 python3 "$TOP/scripts/run-tests.py" "$results" "$list" "$run/out.log"
 if [ $vmrc -le 1 ]; then

@@ -30,7 +30,7 @@ def read(path):
 names, extra = [], []
 for line in read(tests_txt).splitlines():
     line = line.split("#", 1)[0].split()
-    if not line:
+    if not line or line[0].startswith("!"):
         continue
     names.append(line[0].split("/")[0])
     extra += [w[1:] for w in line[1:] if w.startswith("+")]
