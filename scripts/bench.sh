@@ -3,6 +3,8 @@
 # bench/cases.txt (or those given), in each clock mode, and write a table
 # (text, CSV) and a PNG chart per mode under bench/results/.
 # Usage: scripts/bench.sh [case...]
+# Then the attach-time benchmark (test_progs tracing_multi_bench_attach) in
+# the VM, TCG wall clock with all vCPUs, unless ATTACH=0.
 # Environment: MODES="icount wall" (default both; icount: -icount shift=0,
 #   one vCPU, deterministic; wall: TCG, all vCPUs), NOBUILD=1 skips the builds.
 set -euo pipefail
@@ -18,7 +20,7 @@ if [ "${NOBUILD:-0}" != 1 ]; then
 	"$TOP/scripts/deps.sh"
 	"$TOP/scripts/tree.sh"
 	"$TOP/scripts/build.sh"
-	"$TOP/scripts/selftests-build.sh" bench
+	"$TOP/scripts/selftests-build.sh" bench test_progs
 fi
 [ -x "$STOUT/bench" ] || die "no $STOUT/bench: run without NOBUILD=1"
 
@@ -49,3 +51,15 @@ for mode in $modes; do
 		--name "$stamp-$release-$series-$mode" \
 		--outdir "$TOP/bench/results" "$run/out.log"
 done
+
+if [ "${ATTACH:-1}" = 1 ] && [ $# -eq 0 ]; then
+	info "attach-time benchmark"
+	run=$BUILD/vm/bench-attach
+	"$TOP/scripts/vm.sh" --run "$run" --timeout "${VM_TIMEOUT:-3000}" -- \
+		bash -c "cd '$STOUT' && ./test_progs -v -a tracing_multi_bench_attach" >/dev/null ||
+		die "the attach benchmark failed (logs in $run)"
+	stamp=$(date +%Y%m%d-%H%M%S)
+	python3 "$TOP/scripts/attach-report.py" --mode wall \
+		--name "$stamp-$release-$series-attach" \
+		--outdir "$TOP/bench/results" "$run/out.log"
+fi

@@ -80,7 +80,7 @@ else
 fi
 
 # 5. The listed tests in the VM.
-tests=${TESTS:-$(sed 's/#.*//' "$TESTS_TXT" | awk 'NF && $1 !~ /^!/ {print $1}' | paste -sd, -)}
+tests=${TESTS:-$(sed 's/#.*//' "$TESTS_TXT" | awk 'NF && $1 !~ /^[!~]/ {print $1}' | paste -sd, -)}
 deny=$(sed 's/#.*//' "$TESTS_TXT" | awk 'NF && $1 ~ /^!/ {print substr($1, 2)}' | paste -sd, -)
 list=$BUILD/check-tests.txt
 tr ',' '\n' <<<"$tests" >"$list"

@@ -32,7 +32,7 @@ for line in read(tests_txt).splitlines():
     line = line.split("#", 1)[0].split()
     if not line or line[0].startswith("!"):
         continue
-    names.append(line[0].split("/")[0])
+    names.append(line[0].lstrip("~").split("/")[0])
     extra += [w[1:] for w in line[1:] if w.startswith("+")]
 
 pt_dir = os.path.join(src, "prog_tests")

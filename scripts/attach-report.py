@@ -1,0 +1,62 @@
+#!/usr/bin/env python3
+"""Table of the attach-time benchmark (serial_test_tracing_multi_bench_attach).
+
+Usage: attach-report.py --name NAME --outdir DIR --mode MODE RAW_LOG
+Reads the 'tracing_multi_bench: key=value ...' lines, prints a table and
+writes DIR/NAME.txt and DIR/NAME.csv.
+"""
+import argparse
+import os
+import sys
+
+ap = argparse.ArgumentParser()
+ap.add_argument("--name", required=True)
+ap.add_argument("--outdir", required=True)
+ap.add_argument("--mode", required=True)
+ap.add_argument("raw")
+a = ap.parse_args()
+
+rows, extra = {}, []
+for line in open(a.raw, errors="replace"):
+    if not line.startswith("tracing_multi_bench:"):
+        continue
+    kv = dict(w.split("=", 1) for w in line.split()[1:] if "=" in w)
+    if "attach_ms" in kv and "kind" in kv:
+        rows[(int(kv["n"]), kv["kind"])] = kv
+    else:
+        extra.append(line.split(":", 1)[1].strip())
+if not rows:
+    sys.exit("attach-report: no results in %s" % a.raw)
+
+kinds = ["fentry_multi", "kprobe_multi", "fentry"]
+ns = sorted({n for n, _ in rows})
+out = ["attach/detach time of one no-op program (ms, %s mode)" % a.mode, ""]
+hdr = "%8s" % "N"
+for k in kinds:
+    hdr += " %14s %14s" % (k + " att", k + " det")
+hdr += " %12s" % "att fm/km"
+out.append(hdr)
+csv = ["n,kind,attach_ms,detach_ms"]
+for n in ns:
+    s = "%8d" % n
+    for k in kinds:
+        r = rows.get((n, k))
+        if r:
+            s += " %14s %14s" % (r["attach_ms"], r["detach_ms"])
+            csv.append("%d,%s,%s,%s" % (n, k, r["attach_ms"], r["detach_ms"]))
+        else:
+            s += " %14s %14s" % ("-", "-")
+    fm, km = rows.get((n, "fentry_multi")), rows.get((n, "kprobe_multi"))
+    s += " %12s" % ("%.3f" % (float(fm["attach_ms"]) / float(km["attach_ms"]))
+                    if fm and km and float(km["attach_ms"]) else "-")
+    out.append(s)
+if extra:
+    out.append("")
+    out += extra
+text = "\n".join(out) + "\n"
+os.makedirs(a.outdir, exist_ok=True)
+p = os.path.join(a.outdir, a.name)
+open(p + ".txt", "w").write(text)
+open(p + ".csv", "w").write("\n".join(csv) + "\n")
+print(text, end="")
+print("bench: wrote %s.{txt,csv}" % p)
