@@ -57,8 +57,8 @@ if ! git -C "$TREE" rev-parse -q --verify refs/tags/base >/dev/null 2>&1; then
 	unpack_base
 fi
 cd "$TREE"
-git config user.name >/dev/null || git config user.name "Tracing Multi Dev"
-git config user.email >/dev/null || git config user.email "dev@tracing-multi.invalid"
+git config user.name "Tracing Multi Dev"
+git config user.email "dev@tracing-multi.invalid"
 
 if [ -d .git/rebase-apply ]; then
 	git am --abort || true
