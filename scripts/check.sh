@@ -55,7 +55,7 @@ fi
 shopt -s nullglob
 for p in "$TOP"/patches/[0-9]*.patch; do
 	case "$p" in */0000-cover-letter.patch) continue ;; esac
-	out=$(cd "$TREE" && ./scripts/checkpatch.pl --strict --no-signoff -q "$p" 2>&1)
+	out=$(cd "$TREE" && ./scripts/checkpatch.pl --strict -q "$p" 2>&1)
 	errs=$(printf '%s\n' "$out" | grep -c '^ERROR' || true)
 	if [ "$errs" -eq 0 ]; then
 		pass "checkpatch $(basename "$p")"
