@@ -32,9 +32,14 @@ chmod +x "$shim/sudo"
 
 release=$(cat "$KOUT/include/config/kernel.release")
 shopt -s nullglob
-patches=("$TOP"/patches/*.patch)
+patches=()
+for p in "$TOP"/patches/[0-9]*.patch; do
+	case "$p" in */0000-cover-letter.patch) ;; *) patches+=("$p") ;; esac
+done
 series=base
-[ ${#patches[@]} -gt 0 ] && series=s$(cat "${patches[@]}" | sha256sum | cut -c1-8)
+# Named by the patches' content (patch-ids), not the cover letter's text.
+[ ${#patches[@]} -gt 0 ] && series=s$(cat "${patches[@]}" | git patch-id --stable |
+	cut -d' ' -f1 | sha256sum | cut -c1-8)
 script=$TREE/tools/testing/selftests/bpf-harness/benchs/run_bench_trigger.sh
 [ -f "$script" ] || die "missing $script: run scripts/selftests-build.sh"
 mkdir -p "$TOP/bench/results"
