@@ -16,7 +16,7 @@ TESTS_TXT=${TESTS_TXT:-$TOP/selftests/tests.txt}
 JOBS=${JOBS:-$(nproc)}
 CLANG=${CLANG:-clang-19}
 LLVM_SUFFIX=${LLVM_SUFFIX:--19}
-export CCACHE_DIR=${CCACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/tracing-multi-ccache}
+export CCACHE_DIR=${CCACHE_DIR:-${XDG_CACHE_HOME:-${HOME:-/root}/.cache}/tracing-multi-ccache}
 export CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-8G}
 GIT_IDENT=(-c user.name="Tracing Multi Dev" -c user.email="dev@tracing-multi.invalid")
 
