@@ -6,7 +6,7 @@
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
-[ -d "$TREE/.git" ] || die "no kernel tree at $TREE: run scripts/tree.sh"
+[ -e "$TREE/.git" ] || die "no kernel tree at $TREE: run scripts/tree.sh"
 mkdir -p "$KOUT" "$CCACHE_DIR"
 frags=("$TOP/kernel/config.fragment")
 [ "$DEBUG" = 1 ] && frags+=("$TOP/kernel/config.debug")

@@ -64,14 +64,22 @@ for m in re.finditer(r"^(\w+)\.skel\.h-deps\s*:=\s*(.*)$", mk, re.M):
     deps[m.group(1)] = [d.replace(".bpf.o", "") for d in m.group(2).split()]
 progs_dir = os.path.join(src, "progs")
 all_progs = {f[:-2] for f in os.listdir(progs_dir) if f.endswith(".c")}
+# The project's own BPF programs (selftests/progs/*.c), for its own prog_tests
+own_progs_dir = os.path.join(os.path.dirname(os.path.abspath(tests_txt)), "progs")
+own_progs = {f[:-2] for f in os.listdir(own_progs_dir) if f.endswith(".c")} \
+    if os.path.isdir(own_progs_dir) else set()
+clash = own_progs & all_progs
+if clash:
+    die("selftests/progs/%s.c has the name of an upstream program" % sorted(clash)[0])
 
 ref_re = re.compile(r"\b(\w+)\.(?:l?skel\.h|subskel\.h|bpf\.o)\b")
 inc_re = re.compile(r'#include\s+"(\w+)\.c"')
 scan = [os.path.join(pt_dir, f) for f in keep_pt]
+scan += [os.path.join(own_dir, owner[n]) for n in names if owner[n] in own_files]
 for d in ("", "benchs"):
     base = os.path.join(src, d)
     scan += [os.path.join(base, f) for f in os.listdir(base) if f.endswith((".c", ".h"))]
-keep_progs, linked = set(), set()
+keep_progs, keep_own_progs, linked = set(), set(), set()
 todo = list(scan)
 seen = set()
 while todo:
@@ -81,7 +89,7 @@ while todo:
     seen.add(path)
     text = read(path)
     found = set(ref_re.findall(text))
-    if path.startswith(progs_dir):
+    if path.startswith(progs_dir) or path.startswith(own_progs_dir):
         found |= set(inc_re.findall(text))
     for name in found:
         if name in deps:
@@ -90,7 +98,10 @@ while todo:
         else:
             found_deps = [name]
         for p in found_deps:
-            if p in all_progs and p not in keep_progs:
+            if p in own_progs and p not in keep_own_progs:
+                keep_own_progs.add(p)
+                todo.append(os.path.join(own_progs_dir, p + ".c"))
+            elif p in all_progs and p not in keep_progs:
                 keep_progs.add(p)
                 todo.append(os.path.join(progs_dir, p + ".c"))
 
@@ -105,6 +116,7 @@ excl = ["/harness.mk", "/.harness-prog-tests", "/tools/", "/no_alu32/", "/cpuv4/
 excl += ["/prog_tests/%s" % f for f in pt_files if f not in keep_pt]
 excl += ["/prog_tests/%s" % f for f in own_files]
 excl += ["/progs/%s.c" % p for p in sorted(all_progs - keep_progs)]
+excl += ["/progs/%s.c" % p for p in sorted(own_progs)]
 with tempfile.NamedTemporaryFile("w", suffix=".excl") as ex:
     ex.write("\n".join(excl) + "\n")
     ex.flush()
@@ -121,6 +133,13 @@ if os.path.isdir(own):
             shutil.copy2(os.path.join(own, f), d)
         elif os.path.exists(d):
             os.unlink(d)
+
+for p in sorted(own_progs):
+    d = os.path.join(dst, "progs", p + ".c")
+    if p in keep_own_progs:
+        shutil.copy2(os.path.join(own_progs_dir, p + ".c"), d)
+    elif os.path.exists(d):
+        os.unlink(d)
 
 # tests.h is generated from the prog_tests present; make does not notice a
 # file that went away, so drop it when the set changed.
