@@ -7,6 +7,9 @@
 # the VM in icount mode, unless ATTACH=0: with several vCPUs, TCG sometimes
 # takes an int3 oops during heavy text patching (seen on the unpatched base
 # with kprobe_multi attach/detach cycles too), so one vCPU it is.
+# Before it, fentry-multi and fentry-multi-all again at 100 and 1000 calls per
+# driver syscall, to split multi-all's extra cost into per call and per
+# syscall (scripts/lookup-report.py), unless LOOKUP=0.
 # Environment: MODES="icount wall" (default both; icount: -icount shift=0,
 #   one vCPU, deterministic; wall: TCG, all vCPUs), NOBUILD=1 skips the builds.
 set -euo pipefail
@@ -58,6 +61,21 @@ for mode in $modes; do
 		--name "$stamp-$release-$series-$mode" \
 		--outdir "$TOP/bench/results" "$run/out.log"
 done
+
+# Where fentry-multi-all's extra cost comes from: the same two cases at the
+# default batch of 100 calls per driver syscall and at 1000, in icount mode.
+if [ "${LOOKUP:-1}" = 1 ] && [ $# -eq 0 ]; then
+	info "fentry-multi-all cost split (batch 100 and 1000, icount)"
+	run=$BUILD/vm/bench-lookup
+	"$TOP/scripts/vm.sh" --mode icount --run "$run" --timeout "${VM_TIMEOUT:-3000}" -- \
+		bash -c "cd '$STOUT' && for c in fentry-multi fentry-multi-all; do
+			for b in 100 1000; do echo \"== \$c \$b\";
+				./bench -w2 -d5 -a trig-\$c --trig-batch-iters \$b 2>&1 | tail -n1; done; done" \
+		>/dev/null || die "the batch-size runs failed (logs in $run)"
+	stamp=$(date +%Y%m%d-%H%M%S)
+	python3 "$TOP/scripts/lookup-report.py" --name "$stamp-$release-$series-lookup" \
+		--outdir "$TOP/bench/results" "$run/out.log"
+fi
 
 if [ "${ATTACH:-1}" = 1 ] && [ $# -eq 0 ]; then
 	info "attach-time benchmark"
