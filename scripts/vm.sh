@@ -14,7 +14,11 @@
 #   --run DIR                 keep logs in DIR (default build/vm/<timestamp>)
 # Exit status: 0 ok; 1 the command failed; 2 the guest crashed, hung or the
 # kernel reported a problem.
-# Environment: DEBUG=1 boots build/kbuild-debug; VM_ACCEL=kvm|tcg forces one.
+# Environment: DEBUG=1 boots build/kbuild-debug; VM_ACCEL=kvm|tcg forces one;
+# VM_TCG_THREAD=single runs all vCPUs in one host thread (test/wall modes).
+# Multi-threaded TCG sometimes lets a vCPU run a stale int3 that another
+# vCPU's text_poke_bp() already removed (an "Oops: int3" seen with the
+# unpatched base too); single-threaded TCG keeps vCPUs in step.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -123,7 +127,7 @@ if [ "$accel" = tcg ]; then
 	if [ "$mode" = icount ]; then
 		extra+=(-accel tcg,thread=single,tb-size=512)
 	else
-		extra+=(-accel tcg,thread=multi,tb-size=512)
+		extra+=(-accel "tcg,thread=${VM_TCG_THREAD:-multi},tb-size=512")
 	fi
 fi
 [ "$accel" = kvm ] && extra+=(-accel kvm -cpu host)
