@@ -4,14 +4,18 @@
 SHELL := /bin/bash
 export DEBUG
 
-.PHONY: help deps tree build selftests check bench export vm test bench-case
+.PHONY: help deps tree build selftests check bench export vm test bench-case funcstat funcstat-test build-each bpftool-show
 
 help:
 	@echo "make check          host checks, builds, listed selftests in the VM (DEBUG=1: debug kernel)"
-	@echo "make bench          run_bench_trigger.sh in the VM, icount and wall modes (MODES=icount)"
+	@echo "make bench          run_bench_trigger.sh + attach-time bench in the VM, icount mode (MODES=\"icount wall\" adds wall clock)"
 	@echo "make test T=name    one test_progs test (or subtest, name/sub) in the VM"
 	@echo "make bench-case C=fentry   one bench case in icount mode"
 	@echo "make vm RUN='cmd'   run a command in the VM"
+	@echo "make funcstat ARGS=\"-d 3 'vfs_*'\"   the example tool (tools/funcstat) in the VM"
+	@echo "make funcstat-test  the example tool against a known workload in the VM"
+	@echo "make bpftool-show   bpftool link show (plain and JSON) of a tracing_multi link in the VM"
+	@echo "make build-each     build every commit of the series on its own (bisectability)"
 	@echo "make deps | tree | build | selftests | export"
 
 deps:
@@ -34,3 +38,11 @@ test: selftests
 	scripts/vm.sh -- bash -c "cd $(CURDIR)/build/kbuild$(if $(filter 1,$(DEBUG)),-debug)/selftests && ./test_progs -v -t '$(T)'"
 bench-case:
 	MODES=icount scripts/bench.sh $(C)
+funcstat: selftests
+	scripts/funcstat.sh $(ARGS)
+funcstat-test: selftests
+	scripts/funcstat-test.sh
+bpftool-show: selftests
+	scripts/bpftool-show.sh
+build-each: tree
+	scripts/build-each.sh

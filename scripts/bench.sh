@@ -10,12 +10,12 @@
 # Before it, fentry-multi and fentry-multi-all again at 100 and 1000 calls per
 # driver syscall, to split multi-all's extra cost into per call and per
 # syscall (scripts/lookup-report.py), unless LOOKUP=0.
-# Environment: MODES="icount wall" (default both; icount: -icount shift=0,
+# Environment: MODES="icount wall" (default icount; icount: -icount shift=0,
 #   one vCPU, deterministic; wall: TCG, all vCPUs), NOBUILD=1 skips the builds.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
-modes=${MODES:-icount wall}
+modes=${MODES:-icount}
 cases=("$@")
 if [ ${#cases[@]} -eq 0 ]; then
 	mapfile -t cases < <(sed 's/#.*//' "$TOP/bench/cases.txt" | awk 'NF {print $1}')

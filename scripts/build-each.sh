@@ -41,6 +41,24 @@ touched_warnings() {
 	grep -a 'warning: objtool:' "$log" || true
 }
 
+# The tests of selftests/tests.txt that this commit's tree defines: the
+# series' tests do not exist before its selftests patches, and the project's
+# own tests (selftests/prog_tests) use the whole series.
+each_tests() {
+	local out=$1 line name
+	: >"$out"
+	while IFS= read -r line; do
+		name=$(sed 's/#.*//' <<<"$line" | awk 'NF {print $1}')
+		name=${name#!}
+		name=${name#\~}
+		name=${name%%/*}
+		[ -n "$name" ] || continue
+		grep -qsE "^void (serial_)?test_${name}[[:space:]]*\(" \
+			"$wt"/tools/testing/selftests/bpf/prog_tests/*.c &&
+			echo "$line" >>"$out"
+	done <"$TESTS_TXT"
+}
+
 build_one() {
 	local c=$1 log=$2 paths
 	paths=$(git -C "$TREE" diff-tree --no-commit-id --name-only -r "$c")
@@ -62,7 +80,8 @@ build_one() {
 	fi
 	if grep -qE '^tools/(testing/selftests/bpf|lib/bpf|include)/' <<<"$paths"; then
 		echo "== selftests" >>"$log"
-		TREE=$wt KOUT=$each_kout STOUT=$each_kout/selftests \
+		each_tests "$logs/tests.txt"
+		TREE=$wt KOUT=$each_kout STOUT=$each_kout/selftests TESTS_TXT=$logs/tests.txt \
 			"$TOP/scripts/selftests-build.sh" >>"$log" 2>&1 || return 1
 	fi
 	return 0

@@ -5,7 +5,8 @@
 # checks and test_progs subtests; exits non-zero on any failure.
 # Environment: DEBUG=1 uses the debug kernel; TESTS="a,b" runs only those
 # (they must be in the list); VM_PRE="cmd" runs cmd in the guest first;
-# TESTS_TXT=file replaces selftests/tests.txt.
+# TESTS_TXT=file replaces selftests/tests.txt; FUNCSTAT=0 skips the example
+# tool's test.
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -99,5 +100,22 @@ if [ $vmrc -le 1 ]; then
 	pass "vm: the guest finished and its kernel console is clean"
 else
 	fail "vm: the guest crashed, hung or the kernel reported a problem (console: $run/console.log)"
+fi
+
+# 6. The example tool, tools/funcstat, against a known workload in the VM:
+#    every "ok"/"FAIL" line of funcstat-test.sh counts.
+if [ "${FUNCSTAT:-1}" = 1 ]; then
+	out=$("$TOP/scripts/funcstat-test.sh" 2>&1)
+	rc=$?
+	echo "$out" | grep -v '^\(ok\|FAIL\) ' | sed 's/^/  /'
+	while IFS= read -r line; do
+		case "$line" in
+		"ok "*) pass "funcstat: ${line#ok }" ;;
+		"FAIL "*) fail "funcstat: ${line#FAIL }" ;;
+		esac
+	done <<<"$out"
+	if [ $rc -ge 2 ] || ! grep -q '^[0-9]* passed, [0-9]* failed' <<<"$out"; then
+		fail "funcstat: the tool's test did not complete (exit $rc)"
+	fi
 fi
 finish

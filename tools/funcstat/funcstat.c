@@ -272,6 +272,8 @@ struct target {
 	const char *name;	/* in the BTF's strings */
 	__u32 btf_id;
 	const char *skip;	/* why it is not attached, or NULL */
+	unsigned long long addr;	/* lowest address of the name in kallsyms */
+	unsigned int nr_addrs;		/* functions of that name in kallsyms */
 };
 
 struct targets {
@@ -439,9 +441,9 @@ static int find_targets(const struct btf *btf, const struct name_set *avail,
 			}
 			res->tgts = p;
 		}
+		memset(&res->tgts[res->cnt], 0, sizeof(*res->tgts));
 		res->tgts[res->cnt].name = name;
 		res->tgts[res->cnt].btf_id = id;
-		res->tgts[res->cnt].skip = NULL;
 		res->cnt++;
 	}
 	if (!res->cnt)
@@ -564,6 +566,99 @@ static void ksyms_free(struct ksyms *ks)
 {
 	free(ks->syms);
 	free(ks->buf);
+}
+
+static int u64_cmp(const void *a, const void *b)
+{
+	unsigned long long x = *(const unsigned long long *)a;
+	unsigned long long y = *(const unsigned long long *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The addresses ftrace can patch (available_filter_functions_addrs, 6.5+) */
+static unsigned long long *load_ftrace_addrs(size_t *cnt)
+{
+	unsigned long long *addrs = NULL, *p, addr;
+	size_t cap = 0;
+	char line[512];
+	FILE *f;
+
+	*cnt = 0;
+	f = fopen("/sys/kernel/tracing/available_filter_functions_addrs", "r");
+	if (!f)
+		f = fopen("/sys/kernel/debug/tracing/available_filter_functions_addrs", "r");
+	if (!f)
+		return NULL;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%llx", &addr) != 1)
+			continue;
+		if (*cnt == cap) {
+			cap = cap ? cap * 2 : 32768;
+			p = realloc(addrs, cap * sizeof(*addrs));
+			if (!p) {
+				free(addrs);
+				fclose(f);
+				*cnt = 0;
+				return NULL;
+			}
+			addrs = p;
+		}
+		addrs[(*cnt)++] = addr;
+	}
+	fclose(f);
+	qsort(addrs, *cnt, sizeof(*addrs), u64_cmp);
+	return addrs;
+}
+
+static bool ftrace_addr(const unsigned long long *addrs, size_t cnt, unsigned long long addr)
+{
+	unsigned long long ibt = addr + 4;	/* after an endbr64 */
+
+	return bsearch(&addr, addrs, cnt, sizeof(*addrs), u64_cmp) ||
+	       bsearch(&ibt, addrs, cnt, sizeof(*addrs), u64_cmp);
+}
+
+/*
+ * Several kernel functions can share a name (static functions of different
+ * files) while the BTF has one FUNC for it. The kernel attaches to the copy
+ * with the lowest address, as kallsyms_lookup_name() does, and refuses the
+ * whole link with -EINVAL if ftrace cannot patch that copy, even when it can
+ * patch another one (t_start, t_next, t_stop on 6.12). Drop such names.
+ * Returns how many were dropped.
+ */
+static size_t drop_ambiguous(struct targets *tg, const struct ksyms *ks)
+{
+	unsigned long long *addrs;
+	size_t nr_addrs, i, dropped = 0;
+
+	for (i = 0; i < ks->cnt; i++) {
+		struct target key = { .name = ks->syms[i].name }, *tgt;
+
+		tgt = bsearch(&key, tg->tgts, tg->cnt, sizeof(*tg->tgts), target_name_cmp);
+		if (!tgt)
+			continue;
+		/* ks->syms is sorted by address: the first one is the lowest */
+		if (!tgt->nr_addrs++)
+			tgt->addr = ks->syms[i].addr;
+	}
+
+	addrs = load_ftrace_addrs(&nr_addrs);
+	if (!addrs)
+		return 0;	/* older kernel: let the kernel decide */
+	tg->nr_syms = 0;
+	for (i = 0; i < tg->cnt; i++) {
+		struct target *tgt = &tg->tgts[i];
+
+		if (!tgt->skip && tgt->nr_addrs > 1 && !ftrace_addr(addrs, nr_addrs, tgt->addr)) {
+			tgt->skip = "ambiguous name, the kernel would pick a copy ftrace cannot patch";
+			dropped++;
+		}
+		if (!tgt->skip)
+			tg->syms[tg->nr_syms++] = tgt->name;
+	}
+	free(addrs);
+	return dropped;
 }
 
 /* How many functions a tracing multi-link is attached to */
@@ -736,6 +831,12 @@ int main(int argc, char **argv)
 		err = 1;
 		goto cleanup;
 	}
+	/* Addresses of the candidates, to drop ambiguous names and print names */
+	err = load_ksyms(&ks, tg.syms, tg.nr_syms);
+	if (err)
+		goto cleanup;
+	drop_ambiguous(&tg, &ks);
+
 	if (env.verbose) {
 		for (i = 0; i < tg.cnt; i++) {
 			if (tg.tgts[i].skip)
@@ -819,10 +920,6 @@ int main(int argc, char **argv)
 		fprintf(stderr, "funcstat: failed to read the links' info: %s\n", strerror(-err));
 		goto cleanup;
 	}
-	err = load_ksyms(&ks, tg.syms, tg.nr_syms);
-	if (err)
-		goto cleanup;
-
 	if (env.verbose) {
 		fprintf(stderr, "funcstat: %zu names matched, %zu passed to libbpf; load %.0f ms, attach %.0f ms (fexit.multi %.0f ms, fentry.multi %.0f ms; CPU user %.0f ms, sys %.0f ms)\n",
 			tg.cnt, tg.nr_syms, load_ms, attach_ms, exit_ms, attach_ms - exit_ms,
