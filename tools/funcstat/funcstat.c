@@ -332,7 +332,8 @@ static int type_regs(const struct btf *btf, __u32 id)
 	t = btf__type_by_id(btf, rid);
 	if (btf_is_ptr(t))
 		return 1;
-	if (!btf_is_int(t) && !btf_is_any_enum(t) && !btf_is_composite(t))
+	/* the kernel passes structs by value, not unions */
+	if (!btf_is_int(t) && !btf_is_any_enum(t) && !btf_is_struct(t))
 		return -1;
 	size = t->size;
 	if (size <= 0 || size > MAX_STRUCT_ARG)
