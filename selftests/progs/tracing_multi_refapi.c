@@ -24,7 +24,7 @@ __u64 fexit_argc[MAX_FUNCS] = {};
 __u64 other_hits = 0;
 int pid = 0;
 
-static int func_idx(void *ctx)
+static __always_inline int func_idx(void *ctx)
 {
 	__u64 ip = bpf_get_func_ip(ctx);
 	int i;
@@ -36,18 +36,27 @@ static int func_idx(void *ctx)
 	return -1;
 }
 
+/* the index of the traced function for a call by the test, or -1 */
+static __always_inline int traced_idx(void *ctx)
+{
+	int i;
+
+	if (bpf_get_current_pid_tgid() >> 32 != pid)
+		return -1;
+	i = func_idx(ctx);
+	if (i < 0)
+		other_hits++;
+	return i;
+}
+
 SEC("fentry.multi/bpf_fentry_test*")
 int BPF_PROG(fentry_manual)
 {
 	int i;
 
-	if (bpf_get_current_pid_tgid() >> 32 != pid)
+	i = traced_idx(ctx);
+	if (i < 0)
 		return 0;
-	i = func_idx(ctx);
-	if (i < 0) {
-		other_hits++;
-		return 0;
-	}
 	fentry_hits[i]++;
 	fentry_cookie[i] = bpf_get_attach_cookie(ctx);
 	return 0;
@@ -59,13 +68,9 @@ int BPF_PROG(fexit_auto)
 	__u64 ret = 0;
 	int i;
 
-	if (bpf_get_current_pid_tgid() >> 32 != pid)
+	i = traced_idx(ctx);
+	if (i < 0)
 		return 0;
-	i = func_idx(ctx);
-	if (i < 0) {
-		other_hits++;
-		return 0;
-	}
 	fexit_hits[i]++;
 	bpf_get_func_ret(ctx, &ret);
 	fexit_ret[i] = ret;
