@@ -8,7 +8,8 @@
 # (Ctrl-C) and its table checked:
 #   - at least 1,000 functions attached;
 #   - the attach time funcstat printed is under 2 s (guest time: in icount
-#     mode, executed instructions at 1 ns each);
+#     mode, executed instructions at 1 ns each); with DEBUG=1 (KASAN,
+#     lockdep) it is only printed, as an "info" line;
 #   - the three system call handlers were counted exactly;
 #   - their latency columns (total, average, max) are positive and consistent.
 # One line per check, "ok ..." or "FAIL ...", then "N passed, M failed".
@@ -73,7 +74,11 @@ guest() {
 	fi
 	# (b) attach time
 	ms=$(sed -nE 's/.* in ([0-9]+) ms\.\.\..*/\1/p' <<<"$line")
-	if [ -n "$ms" ] && [ "$ms" -lt $MAX_ATTACH_MS ]; then
+	if [ -n "$ms" ] && [ "$DEBUG" = 1 ]; then
+		# KASAN and lockdep multiply the instructions of an attach:
+		# the bound is for the production config, reported only here
+		echo "info attach time $ms ms (debug kernel, not bounded)"
+	elif [ -n "$ms" ] && [ "$ms" -lt $MAX_ATTACH_MS ]; then
 		ok "attach time $ms ms (< $MAX_ATTACH_MS ms)"
 	else
 		ko "attach time '${ms:-?}' ms, want < $MAX_ATTACH_MS ms"
