@@ -112,7 +112,6 @@ if [ "${FUNCSTAT:-1}" = 1 ]; then
 		case "$line" in
 		"ok "*) pass "funcstat: ${line#ok }" ;;
 		"FAIL "*) fail "funcstat: ${line#FAIL }" ;;
-		"info "*) echo "check: INFO funcstat: ${line#info }" ;;
 		esac
 	done <<<"$out"
 	if [ $rc -ge 2 ] || ! grep -q '^[0-9]* passed, [0-9]* failed' <<<"$out"; then
