@@ -118,4 +118,5 @@ if [ "${1:-}" = --guest ]; then
 fi
 
 make -s -C "$TOP/tools/funcstat" KOUT="$KOUT" || die "building funcstat failed"
-exec "$TOP/scripts/vm.sh" --mode icount --timeout 300 -- "$TOP/scripts/funcstat-test.sh" --guest
+# The guest does not inherit the environment: pass DEBUG on
+exec "$TOP/scripts/vm.sh" --mode icount --timeout 300 -- env DEBUG="$DEBUG" "$TOP/scripts/funcstat-test.sh" --guest
