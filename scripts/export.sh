@@ -7,7 +7,7 @@
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
-[ -d "$TREE/.git" ] || die "no kernel tree at $TREE"
+[ -e "$TREE/.git" ] || die "no kernel tree at $TREE"
 [ -z "$(git -C "$TREE" status --porcelain --untracked-files=no)" ] ||
 	die "$TREE has uncommitted changes: commit them first"
 n=$(git -C "$TREE" rev-list --count base..HEAD)
