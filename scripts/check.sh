@@ -56,7 +56,9 @@ fi
 shopt -s nullglob
 for p in "$TOP"/patches/[0-9]*.patch; do
 	case "$p" in */0000-cover-letter.patch) continue ;; esac
-	out=$(cd "$TREE" && ./scripts/checkpatch.pl --strict -q "$p" 2>&1)
+	# Debian's python3, which has ply and git for checkpatch's SPDX check
+	# (a pyenv or venv python3 earlier in PATH would not)
+	out=$(cd "$TREE" && PATH=/usr/bin:$PATH ./scripts/checkpatch.pl --strict -q "$p" 2>&1)
 	errs=$(printf '%s\n' "$out" | grep -c '^ERROR' || true)
 	if [ "$errs" -eq 0 ]; then
 		pass "checkpatch $(basename "$p")"

@@ -9,7 +9,7 @@ here=$(cd "$(dirname "$0")/.." && pwd)
 pkgs=(
 	build-essential gcc make bc bison flex cpio kmod rsync
 	libelf-dev libssl-dev libdw-dev zlib1g-dev libcap-dev libzstd-dev
-	dwarves pahole ccache git python3 perl xz-utils
+	dwarves pahole ccache git python3 python3-ply python3-git perl xz-utils
 	clang-19 llvm-19 lld-19
 	qemu-system-x86 gnuplot-nox
 	iproute2 iptables procps
