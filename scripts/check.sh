@@ -4,7 +4,9 @@
 # test_progs tests in the VM. Ends with 'N passed, N failed' counting host
 # checks and test_progs subtests; exits non-zero on any failure.
 # Environment: DEBUG=1 uses the debug kernel; TESTS="a,b" runs only those
-# (they must be in the list); VM_PRE="cmd" runs cmd in the guest first;
+# (they must be in the list; the run of each test alone is skipped then);
+# ALONE=0 skips the run of each test alone; VM_PRE="cmd" runs cmd in the
+# guest first;
 # TESTS_TXT=file replaces selftests/tests.txt; FUNCSTAT=0 skips the example
 # tool's test.
 set -uo pipefail
@@ -104,7 +106,37 @@ else
 	fail "vm: the guest crashed, hung or the kernel reported a problem (console: $run/console.log)"
 fi
 
-# 6. The example tool, tools/funcstat, against a known workload in the VM:
+# 6. Every listed test passes when run alone, in a test_progs of its own: no
+#    state left by an earlier test (kallsyms loaded, a module loaded, a
+#    link kept) may be what makes it pass. The stress test runs 10 s here.
+#    Skipped with TESTS (a quick loop) or ALONE=0.
+if [ "${ALONE:-1}" = 1 ] && [ -z "${TESTS:-}" ]; then
+	arun=$BUILD/vm/check-alone
+	loop='for t in '"$(tr ',' ' ' <<<"$tests")"'; do'
+	loop+=' echo "=== alone: $t";'
+	loop+=' ./test_progs -a "$t"'"${deny:+ -d '$deny'}"';'
+	loop+=' echo "alone-rc $t $?"; done'
+	VM_TCG_THREAD=${VM_TCG_THREAD:-single} \
+	"$TOP/scripts/vm.sh" --run "$arun" --timeout "$timeout" -- \
+		bash -c "${VM_PRE:+$VM_PRE; }cd '$STOUT' && export TRACING_MULTI_STRESS_SECS=10 && $loop" \
+		>/dev/null
+	avmrc=$?
+	for t in $(tr ',' ' ' <<<"$tests"); do
+		rc=$(awk -v t="$t" '$1 == "alone-rc" && $2 == t { print $3 }' "$arun/out.log")
+		if [ "$rc" = 0 ]; then
+			pass "alone: $t"
+		else
+			fail "alone: $t exits ${rc:-nothing} when run on its own (output: $arun/out.log)"
+		fi
+	done
+	if [ $avmrc -le 1 ]; then
+		pass "vm (tests alone): the guest finished and its kernel console is clean"
+	else
+		fail "vm (tests alone): the guest crashed, hung or the kernel reported a problem (console: $arun/console.log)"
+	fi
+fi
+
+# 7. The example tool, tools/funcstat, against a known workload in the VM:
 #    every "ok"/"FAIL" line of funcstat-test.sh counts.
 if [ "${FUNCSTAT:-1}" = 1 ]; then
 	out=$("$TOP/scripts/funcstat-test.sh" 2>&1)

@@ -40,6 +40,10 @@ void test_tracing_multi_refapi(void)
 	struct bpf_link *link = NULL;
 	int i, err;
 
+	/* ksym_get_addr() below reads the symbols load_kallsyms() loads */
+	if (!ASSERT_OK(load_kallsyms(), "load_kallsyms"))
+		return;
+
 	skel = tracing_multi_refapi__open_and_load();
 	if (!ASSERT_OK_PTR(skel, "tracing_multi_refapi__open_and_load"))
 		return;
