@@ -4,7 +4,7 @@
 SHELL := /bin/bash
 export DEBUG
 
-.PHONY: help deps tree build selftests check bench export vm test bench-case funcstat funcstat-test build-each bpftool-show
+.PHONY: help deps tree build selftests check bench export vm test bench-case funcstat funcstat-test build-each bpftool-show regress
 
 help:
 	@echo "make check          host checks, builds, listed selftests in the VM (DEBUG=1: debug kernel)"
@@ -16,6 +16,7 @@ help:
 	@echo "make funcstat-test  the example tool against a known workload in the VM"
 	@echo "make bpftool-show   bpftool link show (plain and JSON) of a tracing_multi link in the VM"
 	@echo "make build-each     build every commit of the series on its own (bisectability)"
+	@echo "make regress        full test_progs + ftracetest on the base and on the series, same config: prints what regressed (long)"
 	@echo "make deps | tree | build | selftests | export"
 
 deps:
@@ -46,3 +47,5 @@ bpftool-show: selftests
 	scripts/bpftool-show.sh
 build-each: tree
 	scripts/build-each.sh
+regress: tree
+	scripts/regress.sh

@@ -26,4 +26,11 @@ make -s -C "$TREE/tools/testing/selftests/bpf-harness" -f harness.mk -j"$JOBS" \
 	grep -aE 'error|Error' "$STOUT/build.log" | head -n 30 >&2
 	die "selftests build failed, full log: $STOUT/build.log"
 }
+# The livepatch tracing_multi_livepatch loads, a module of this kernel
+lp=$KOUT/samples/livepatch/livepatch-sample.ko
+if [ -f "$lp" ]; then
+	cp "$lp" "$STOUT/"
+else
+	rm -f "$STOUT/livepatch-sample.ko"
+fi
 info "built ${targets[*]##*/}"

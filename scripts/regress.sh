@@ -1,0 +1,261 @@
+#!/usr/bin/env bash
+# `make regress`: the regression run as wide as the series' reach. Builds two
+# kernels with the same config, one from the pinned base (tag 'base') and one
+# from the series (build/linux HEAD), and for each the full test_progs of its
+# own tree (its libbpf included) and the ftrace selftests; runs both suites
+# on each kernel in the VM; prints every test or subtest that passes on the
+# base and does not pass on the series. Not part of `make check`: it takes
+# about an hour and a half from cold (see README.md).
+#
+# Config: tinyconfig + kernel/config.fragment + the base tree's
+# tools/testing/selftests/{bpf,ftrace}/config, for both kernels.
+#
+# Usage: scripts/regress.sh [STEP...]   steps: build run compare (default all);
+#   build-base, build-series, run-base, run-series do one side (the base
+#   side needs doing once: a new series only needs build-series run-series
+#   compare)
+# Environment: REGRESS_TIMEOUT (guest timeout per suite run, s, default 5400),
+# REGRESS_DENY (extra test_progs -d patterns, comma-separated).
+# Output: build/regress/{base,series}/ (trees, builds, logs) and
+# build/regress/result.txt; the last one is committed as
+# selftests/regress-result.txt.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+R=$BUILD/regress
+steps=("$@")
+[ ${#steps[@]} -gt 0 ] || steps=(build run compare)
+timeout=${REGRESS_TIMEOUT:-5400}
+
+[ -e "$TREE/.git" ] || die "no kernel tree at $TREE: run scripts/tree.sh"
+mkdir -p "$R"
+
+# The base tree: a worktree of build/linux at 'base', so both trees share
+# objects and ccache finds the files the series does not touch.
+tree_of() {
+	case "$1" in
+	base) echo "$R/base/linux" ;;
+	series) echo "$TREE" ;;
+	esac
+}
+
+make_base_tree() {
+	local t=$R/base/linux
+	if [ ! -e "$t/.git" ]; then
+		info "adding the base worktree $t"
+		mkdir -p "$R/base"
+		git -C "$TREE" worktree prune
+		git -C "$TREE" worktree add -q --detach "$t" base
+	fi
+	git -C "$t" checkout -q --detach base
+}
+
+# Same fragments, in the same order, for both kernels; options that do not
+# survive olddefconfig on tinyconfig are listed, not fatal.
+configure() {
+	local which=$1 tree kout
+	tree=$(tree_of "$which")
+	kout=$R/$which/kbuild
+	mkdir -p "$kout"
+	local frags=("$TOP/kernel/config.fragment"
+		"$R/base/linux/tools/testing/selftests/bpf/config"
+		"$R/base/linux/tools/testing/selftests/bpf/config.x86_64"
+		"$R/base/linux/tools/testing/selftests/ftrace/config")
+	local stamp
+	stamp=$(cat "${frags[@]}" | sha256sum | cut -d' ' -f1)
+	[ "$(cat "$kout/.config.stamp" 2>/dev/null)" = "$stamp" ] && return 0
+	info "configuring $which ($kout)"
+	kmake "$tree" "$kout" tinyconfig >/dev/null
+	(cd "$kout" && "$tree/scripts/kconfig/merge_config.sh" -m -O "$kout" .config "${frags[@]}" >/dev/null)
+	kmake "$tree" "$kout" olddefconfig >/dev/null
+	# Our harness needs these whatever the selftests' configs say.
+	grep -q '^CONFIG_9P_FS=y' "$kout/.config" || die "$which: the 9p root is not in the config"
+	echo "$stamp" >"$kout/.config.stamp"
+}
+
+kmake() {
+	local tree=$1 kout=$2
+	shift 2
+	make -s -C "$tree" O="$kout" CC="ccache gcc" HOSTCC="ccache gcc" -j"$JOBS" "$@"
+}
+
+build_one() {
+	local which=$1 tree kout st
+	tree=$(tree_of "$which")
+	kout=$R/$which/kbuild
+	st=$kout/selftests
+	configure "$which"
+	info "$which: building the kernel and modules"
+	kmake "$tree" "$kout" bzImage modules >"$R/$which/kbuild.log" 2>&1 ||
+		{ tail -n 30 "$R/$which/kbuild.log" >&2; die "$which: kernel build failed"; }
+	info "$which: building the full test_progs"
+	mkdir -p "$st"
+	make -s -C "$tree/tools/testing/selftests/bpf" -j"$JOBS" \
+		OUTPUT="$st" VMLINUX_BTF="$kout/vmlinux" KDIR="$kout" \
+		CLANG="$CLANG" LLC="llc$LLVM_SUFFIX" LLVM_STRIP="llvm-strip$LLVM_SUFFIX" \
+		LLVM_OBJCOPY="llvm-objcopy$LLVM_SUFFIX" \
+		"$st/test_progs" >"$R/$which/selftests.log" 2>&1 ||
+		{ grep -aE 'error|Error' "$R/$which/selftests.log" | head -n 30 >&2
+		  die "$which: test_progs build failed, full log: $R/$which/selftests.log"; }
+	# The ftrace samples ftracetest loads (ftrace-direct*.ko) are modules of
+	# this kernel: built above with CONFIG_SAMPLES.
+	info "$which: built"
+}
+
+# test_progs tests that cannot run in this VM (no network device, no
+# cgroup v1 hierarchy, minutes of sleeping) would only add noise and time;
+# they are skipped on both kernels alike.
+DENY="${REGRESS_DENY:-}"
+
+run_one() {
+	local which=$1 tree kout st out rc
+	tree=$(tree_of "$which")
+	kout=$R/$which/kbuild
+	st=$kout/selftests
+	out=$R/$which/run
+	rm -rf "$out"
+	mkdir -p "$out"
+	[ -x "$st/test_progs" ] || die "$which: no test_progs, run the build step"
+	local deny=
+	[ -n "$DENY" ] && deny="-d $DENY"
+	# The guest sees the host read-only: results come back on stdout, which
+	# vm.sh keeps in <run>/out.log; its exit status tells a crash (2) from
+	# failed tests (1).
+	info "$which: test_progs, every test (watchdog 120 s each)"
+	rc=0
+	KOUT=$kout "$TOP/scripts/vm.sh" --timeout "$timeout" --mem 6G --run "$out/progs" -- \
+		bash -c "cd $st && ./test_progs -w 120 $deny" >"$out/progs.txt" 2>&1 || rc=$?
+	echo "$rc" >"$out/progs.rc"
+	info "$which: ftracetest"
+	rc=0
+	KOUT=$kout "$TOP/scripts/vm.sh" --timeout "$timeout" --run "$out/ftrace" -- \
+		bash -c "cd $tree/tools/testing/selftests/ftrace && ./ftracetest -v -l /tmp/ftrace-logs" \
+		>"$out/ftrace.txt" 2>&1 || rc=$?
+	echo "$rc" >"$out/ftrace.rc"
+	info "$which: done ($out)"
+}
+
+# name -> PASS|FAIL|SKIP for test_progs (tests and subtests) and ftracetest
+results() {
+	local out=$R/$1/run
+	python3 - "$out/progs/out.log" "$out/ftrace/out.log" <<'PY'
+import re, sys
+progs, ftrace = sys.argv[1], sys.argv[2]
+res = {}
+line_re = re.compile(r"^#\d+(?:/\d+)?\s+(\S+?):(OK|FAIL|SKIP)\b")
+try:
+    for line in open(progs, errors="replace"):
+        if line.startswith("All error logs:"):
+            break
+        m = line_re.match(line)
+        if m:
+            res["test_progs " + m.group(1)] = {"OK": "PASS"}.get(m.group(2), m.group(2))
+except FileNotFoundError:
+    pass
+ft_re = re.compile(r"^\[\d+\]\s+(.*?)\s+\[(PASS|FAIL|UNSUPPORTED|UNTESTED|UNRESOLVED|XFAIL)\]")
+try:
+    for line in open(ftrace, errors="replace"):
+        m = ft_re.match(line.strip())
+        if m:
+            res["ftracetest " + m.group(1)] = m.group(2)
+except FileNotFoundError:
+    pass
+for k in sorted(res):
+    print("%s\t%s" % (k, res[k]))
+PY
+}
+
+compare() {
+	local f=$R/result.txt
+	results base >"$R/base/results.tsv"
+	results series >"$R/series/results.tsv"
+	python3 - "$R/base/results.tsv" "$R/series/results.tsv" "$R" >"$f" <<'PY'
+import os, sys
+def load(p):
+    d = {}
+    for line in open(p):
+        k, v = line.rstrip("\n").split("\t")
+        d[k] = v
+    return d
+base, series, rdir = load(sys.argv[1]), load(sys.argv[2]), sys.argv[3]
+def count(d, suite):
+    c = {}
+    for k, v in d.items():
+        if k.startswith(suite + " "):
+            c[v] = c.get(v, 0) + 1
+    return ", ".join("%s %d" % (v, n) for v, n in sorted(c.items())) or "no results"
+print("Regression run: tests that pass on the base and not on the series")
+pat = ("WARNING:", "BUG:", "Oops", "general protection fault", "Kernel panic",
+       "KASAN:", "UBSAN:", "lockdep", "locking", "inconsistent lock state",
+       "suspicious RCU usage", "stall", "soft lockup", "hung_task",
+       "kmemleak: suspected")
+reports = {}
+for which in ("base", "series"):
+    for run in ("progs", "ftrace"):
+        d = os.path.join(rdir, which, "run", run)
+        rc = open(d + ".rc").read().strip() if os.path.exists(d + ".rc") else "none"
+        con = os.path.join(d, "console.log")
+        lines = []
+        if os.path.exists(con):
+            for line in open(con, errors="replace"):
+                if any(p in line for p in pat):
+                    # drop the timestamp so that runs compare
+                    lines.append(line.split("] ", 1)[-1].strip())
+        reports[(which, run)] = lines
+        state = {"0": "passed", "1": "some tests failed", "2": "GUEST CRASH, HANG OR KERNEL REPORT"}.get(rc, "NOT RUN")
+        print("%-6s %-6s vm.sh exit %s: %s, %d console report line(s)" % (which, run, rc, state, len(lines)))
+newrep = []
+for run in ("progs", "ftrace"):
+    seen = set(reports[("base", run)])
+    newrep += ["%s: %s" % (run, l) for l in reports[("series", run)] if l not in seen]
+print("console reports on the series only: %d" % len(newrep))
+for l in newrep[:20]:
+    print("  " + l)
+for suite in ("test_progs", "ftracetest"):
+    print("%-11s base:   %s" % (suite, count(base, suite)))
+    print("%-11s series: %s" % (suite, count(series, suite)))
+lost = sorted(k for k, v in base.items() if v == "PASS" and series.get(k) != "PASS")
+new = sorted(k for k, v in series.items() if k not in base)
+print("series-only tests: %d (passing %d)" % (len(new), sum(series[k] == "PASS" for k in new)))
+print("regressions: %d" % len(lost))
+for k in lost:
+    print("  %s: base PASS, series %s" % (k, series.get(k, "MISSING")))
+PY
+	cat "$f"
+	local n
+	n=$(awk '/^regressions:/ { print $2 }' "$f")
+	[ "$n" = 0 ] && grep -q '^console reports on the series only: 0$' "$f"
+}
+
+# Each step's wall time, kept for the result's header
+timed() {
+	local what=$1 t0=$SECONDS
+	shift
+	"$@"
+	echo "$what $((SECONDS - t0))" >>"$R/times.txt"
+}
+
+for s in "${steps[@]}"; do
+	case "$s" in
+	build) make_base_tree
+	       timed "build-base" build_one base
+	       timed "build-series" build_one series ;;
+	build-base) make_base_tree; timed "build-base" build_one base ;;
+	build-series) make_base_tree; timed "build-series" build_one series ;;
+	run) timed "run-base" run_one base
+	     timed "run-series" run_one series ;;
+	run-base) timed "run-base" run_one base ;;
+	run-series) timed "run-series" run_one series ;;
+	compare) rc=0
+		 compare || rc=$?
+		 {
+			echo "# make regress (scripts/regress.sh), $(date -u +%Y-%m-%d)"
+			echo "# series: $(git -C "$TREE" rev-list --count base..HEAD) patches on $BASE_PKG $BASE_VERSION, tree HEAD $(git -C "$TREE" rev-parse --short HEAD)"
+			echo "# step times (s) of the last runs: $(awk '{ t[$1] = $2 } END { for (k in t) printf "%s %s; ", k, t[k] }' "$R/times.txt" 2>/dev/null)"
+			cat "$R/result.txt"
+		 } >"$TOP/selftests/regress-result.txt"
+		 info "kept in selftests/regress-result.txt"
+		 exit $rc ;;
+	*) die "unknown step '$s' (build, run, compare, build-base, build-series, run-base, run-series)" ;;
+	esac
+done
