@@ -4,7 +4,7 @@
 SHELL := /bin/bash
 export DEBUG
 
-.PHONY: help deps tree build selftests check bench export vm test bench-case funcstat funcstat-test build-each bpftool-show regress
+.PHONY: help deps tree build selftests check bench export vm test bench-case funcstat funcstat-test build-each bpftool-show regress bcm-selftest
 
 help:
 	@echo "make check          host checks, builds, listed selftests in the VM (DEBUG=1: debug kernel)"
@@ -17,6 +17,7 @@ help:
 	@echo "make bpftool-show   bpftool link show (plain and JSON) of a tracing_multi link in the VM"
 	@echo "make build-each     build every commit of the series on its own (bisectability)"
 	@echo "make regress        full test_progs + ftracetest on the base and on the series, same config: prints what regressed (long)"
+	@echo "make bcm-selftest   the branch-cost model (TCG plugin) against hand-counted branch sequences"
 	@echo "make deps | tree | build | selftests | export"
 
 deps:
@@ -49,3 +50,5 @@ build-each: tree
 	scripts/build-each.sh
 regress: tree
 	scripts/regress.sh
+bcm-selftest:
+	scripts/bcm-selftest.sh

@@ -10,6 +10,8 @@
 # Before it, fentry-multi and fentry-multi-all again at 100 and 1000 calls per
 # driver syscall, to split multi-all's extra cost into per call and per
 # syscall (scripts/lookup-report.py), unless LOOKUP=0.
+# Then the branch costs per operation of the same cases
+# (scripts/bench-branches.sh, the branchcost TCG plugin), unless BRANCHES=0.
 # Environment: MODES="icount wall" (default icount; icount: -icount shift=0,
 #   one vCPU, deterministic; wall: TCG, all vCPUs), NOBUILD=1 skips the builds.
 set -euo pipefail
@@ -61,6 +63,13 @@ for mode in $modes; do
 		--name "$stamp-$release-$series-$mode" \
 		--outdir "$TOP/bench/results" "$run/out.log"
 done
+
+# Branch costs per operation (mispredicted returns, indirect branches) from
+# the branchcost TCG plugin, in icount mode, unless BRANCHES=0.
+if [ "${BRANCHES:-1}" = 1 ]; then
+	info "branch costs (branchcost plugin, icount): ${cases[*]}"
+	"$TOP/scripts/bench-branches.sh" "$(date +%Y%m%d-%H%M%S)-$release-$series-branches" "${cases[@]}"
+fi
 
 # Where fentry-multi-all's extra cost comes from: the same two cases at the
 # default batch of 100 calls per driver syscall and at 1000, in icount mode.

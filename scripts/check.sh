@@ -8,7 +8,7 @@
 # ALONE=0 skips the run of each test alone; VM_PRE="cmd" runs cmd in the
 # guest first;
 # TESTS_TXT=file replaces selftests/tests.txt; FUNCSTAT=0 skips the example
-# tool's test.
+# tool's test; BCM=0 skips the branch-cost model's test.
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -150,6 +150,23 @@ if [ "${FUNCSTAT:-1}" = 1 ]; then
 	done <<<"$out"
 	if [ $rc -ge 2 ] || ! grep -q '^[0-9]* passed, [0-9]* failed' <<<"$out"; then
 		fail "funcstat: the tool's test did not complete (exit $rc)"
+	fi
+fi
+
+# 8. The branch-cost model of make bench (a TCG plugin) against branch
+#    sequences whose counts are known by hand: one line per sequence.
+if [ "${BCM:-1}" = 1 ]; then
+	out=$("$TOP/scripts/bcm-selftest.sh" 2>&1)
+	rc=$?
+	while IFS= read -r line; do
+		case "$line" in
+		"ok "*) pass "branch-cost model: ${line#ok }" ;;
+		"FAIL "*) fail "branch-cost model: ${line#FAIL }" ;;
+		esac
+	done <<<"$out"
+	if ! grep -q '^[0-9]* passed, [0-9]* failed' <<<"$out"; then
+		echo "$out" | tail -n 20 | sed 's/^/  /'
+		fail "branch-cost model: its test did not complete (exit $rc)"
 	fi
 fi
 finish

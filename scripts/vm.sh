@@ -15,6 +15,7 @@
 # Exit status: 0 ok; 1 the command failed; 2 the guest crashed, hung or the
 # kernel reported a problem.
 # Environment: DEBUG=1 boots build/kbuild-debug; VM_ACCEL=kvm|tcg forces one;
+# VM_PLUGIN='file.so,arg=...' loads a TCG plugin (bench/plugin/branchcost.c);
 # VM_TCG_THREAD=single runs all vCPUs in one host thread (test/wall modes).
 # Multi-threaded TCG sometimes lets a vCPU run a stale int3 that another
 # vCPU's text_poke_bp() already removed (an "Oops: int3" seen with the
@@ -131,6 +132,10 @@ if [ "$accel" = tcg ]; then
 	fi
 fi
 [ "$accel" = kvm ] && extra+=(-accel kvm -cpu host)
+if [ -n "${VM_PLUGIN:-}" ]; then
+	[ "$accel" = tcg ] || die "VM_PLUGIN needs TCG"
+	extra+=(-plugin "$VM_PLUGIN")
+fi
 [ "$accel" = tcg ] && extra+=(-cpu max)
 
 append="root=rootfs rootfstype=9p rootflags=trans=virtio,version=9p2000.L,cache=loose,msize=262144 ro"
