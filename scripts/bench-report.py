@@ -10,7 +10,8 @@ import argparse
 import glob
 import os
 import re
-import subprocess
+
+import benchplot
 import sys
 
 RATIOS = [("fentry-multi", "fentry"), ("fentry-multi-all", "fentry-multi"),
@@ -105,9 +106,4 @@ unset key
 plot "{dat}" using 2:xtic(1) lc rgb "#3a6ea5", \\
      "" using 0:2:(sprintf("%.2f",$2)) with labels offset 0,0.7 notitle
 """.format(png=base_path + ".png", mode=a.mode, dat=dat)
-try:
-    subprocess.run(["gnuplot"], input=gp, text=True, check=True)
-    print("bench: wrote %s.{txt,csv,png}" % base_path)
-except (OSError, subprocess.CalledProcessError) as e:
-    print("bench: WARNING: gnuplot failed (%s); wrote %s.{txt,csv}" % (e, base_path))
-os.unlink(dat)
+benchplot.gnuplot(gp, base_path, dat)

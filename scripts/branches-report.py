@@ -6,7 +6,8 @@ Writes DIR/NAME.txt, DIR/NAME.csv, DIR/NAME.png and prints the table."""
 import argparse
 import os
 import re
-import subprocess
+
+import benchplot
 
 ap = argparse.ArgumentParser()
 ap.add_argument("--name", required=True)
@@ -107,9 +108,4 @@ plot "{dat}" using 2:xtic(1) title "mispredicted returns" lc rgb "#c0504d", \\
      "" using 3 title "indirect branches" lc rgb "#3a6ea5", \\
      "" using 4 title "mispredicted indirect" lc rgb "#9bbb59"
 """.format(png=base + ".png", dat=dat)
-try:
-    subprocess.run(["gnuplot"], input=gp, text=True, check=True)
-    print("bench: wrote %s.{txt,csv,png}" % base)
-except (OSError, subprocess.CalledProcessError) as e:
-    print("bench: WARNING: gnuplot failed (%s); wrote %s.{txt,csv}" % (e, base))
-os.unlink(dat)
+benchplot.gnuplot(gp, base, dat)
