@@ -16,7 +16,8 @@
 # kernel reported a problem.
 # Environment: DEBUG=1 boots build/kbuild-debug; VM_ACCEL=kvm|tcg forces one;
 # VM_PLUGIN='file.so,arg=...' loads a TCG plugin (bench/plugin/branchcost.c);
-# VM_TCG_THREAD=single runs all vCPUs in one host thread (test/wall modes).
+# VM_TCG_THREAD=multi runs each vCPU in a host thread of its own (test/wall
+# modes; the default, single, runs all vCPUs in one host thread).
 # Multi-threaded TCG sometimes lets a vCPU run a stale int3 that another
 # vCPU's text_poke_bp() already removed (an "Oops: int3" seen with the
 # unpatched base too); single-threaded TCG keeps vCPUs in step.
@@ -128,7 +129,7 @@ if [ "$accel" = tcg ]; then
 	if [ "$mode" = icount ]; then
 		extra+=(-accel tcg,thread=single,tb-size=512)
 	else
-		extra+=(-accel "tcg,thread=${VM_TCG_THREAD:-multi},tb-size=512")
+		extra+=(-accel "tcg,thread=${VM_TCG_THREAD:-single},tb-size=512")
 	fi
 fi
 [ "$accel" = kvm ] && extra+=(-accel kvm -cpu host)
