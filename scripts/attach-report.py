@@ -9,6 +9,8 @@ import argparse
 import os
 import sys
 
+import benchplot
+
 ap = argparse.ArgumentParser()
 ap.add_argument("--name", required=True)
 ap.add_argument("--outdir", required=True)
@@ -53,7 +55,7 @@ for n in ns:
 if extra:
     out.append("")
     out += extra
-text = "\n".join(out) + "\n"
+text = "\n".join(benchplot.kernel_lines() + out) + "\n"
 os.makedirs(a.outdir, exist_ok=True)
 p = os.path.join(a.outdir, a.name)
 open(p + ".txt", "w").write(text)

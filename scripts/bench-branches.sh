@@ -19,8 +19,8 @@ shift
 [ $# -gt 0 ] || die "no bench case given"
 "$TOP/scripts/bcm-build.sh"
 mark=$BUILD/bcm/bcm-mark
-run=$BUILD/vm/bench-branches
-counts=$BUILD/bcm/bench-counts.txt
+run=$BUILD/vm/bench-branches${BENCH_FLAVOR:+-$BENCH_FLAVOR}
+counts=$BUILD/bcm/bench-counts${BENCH_FLAVOR:+-$BENCH_FLAVOR}.txt
 rm -f "$counts"
 cmd="cd '$STOUT'"
 for c in "$@"; do

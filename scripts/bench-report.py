@@ -79,7 +79,7 @@ if prev:
         out.append("max deviation from the previous %s run of this kernel (%s): %.3f%%"
                    % (a.mode, os.path.basename(prev[-1]), max(devs)))
 
-text = "\n".join(out) + "\n"
+text = "\n".join(benchplot.kernel_lines() + out) + "\n"
 os.makedirs(a.outdir, exist_ok=True)
 base_path = os.path.join(a.outdir, a.name)
 open(base_path + ".txt", "w").write("mode: %s\n\n" % a.mode + text)

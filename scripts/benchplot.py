@@ -1,6 +1,15 @@
-"""Shared by the bench report scripts: draw a PNG with gnuplot."""
+"""Shared by the bench report scripts: draw a PNG with gnuplot, name the
+kernel a table was measured on."""
 import os
 import subprocess
+
+
+def kernel_lines():
+    """The lines that head a table: which bench kernel (scripts/bench.sh
+    sets BENCH_KERNEL to its config's preemption model and mitigations,
+    and what the guest CPU turned on at boot)."""
+    k = os.environ.get("BENCH_KERNEL")
+    return ["kernel: " + line for line in k.splitlines()] + [""] if k else []
 
 
 def gnuplot(script, base, dat):

@@ -82,7 +82,7 @@ out.append("insn/op: 1000 / M/s, all guest instructions). retmiss: returns a 32-
 out.append("stack buffer mispredicts; ind: indirect calls and jumps; indmiss: those whose target")
 out.append("differs from the last one at the same site. From 2 s of steady state: a 3 s run minus")
 out.append("a 1 s run of each case, in one icount VM (scripts/bench-branches.sh).")
-text = "\n".join(out) + "\n"
+text = "\n".join(benchplot.kernel_lines() + out) + "\n"
 os.makedirs(a.outdir, exist_ok=True)
 base = os.path.join(a.outdir, a.name)
 open(base + ".txt", "w").write(text)

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Build the kernel in build/linux with output in build/kbuild (or
-# build/kbuild-debug with DEBUG=1). Config = tinyconfig + kernel/config.fragment
-# (+ kernel/config.debug). Uses ccache.
+# build/kbuild-debug with DEBUG=1, build/kbuild-distro with DISTRO=1).
+# Config = tinyconfig + kernel/config.fragment (+ kernel/config.debug or
+# kernel/config.distro). Uses ccache.
 # Usage: scripts/build.sh [extra make targets]
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
@@ -10,6 +11,7 @@ set -euo pipefail
 mkdir -p "$KOUT" "$CCACHE_DIR"
 frags=("$TOP/kernel/config.fragment")
 [ "$DEBUG" = 1 ] && frags+=("$TOP/kernel/config.debug")
+[ "$DISTRO" = 1 ] && frags+=("$TOP/kernel/config.distro")
 kmake() { make -s -C "$TREE" O="$KOUT" CC="ccache gcc" HOSTCC="ccache gcc" -j"$JOBS" "$@"; }
 
 # Regenerate .config only when a fragment changed.

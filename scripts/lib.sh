@@ -6,8 +6,13 @@ TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 BUILD=${BUILD:-$TOP/build}
 TREE=${TREE:-$BUILD/linux}
 DEBUG=${DEBUG:-0}
+# DISTRO=1: the distribution-like bench kernel (kernel/config.distro)
+DISTRO=${DISTRO:-0}
+[ "$DEBUG" = 1 ] && [ "$DISTRO" = 1 ] && { echo "DEBUG=1 and DISTRO=1 do not go together" >&2; exit 1; }
 if [ "$DEBUG" = 1 ]; then
 	KOUT=${KOUT:-$BUILD/kbuild-debug}
+elif [ "$DISTRO" = 1 ]; then
+	KOUT=${KOUT:-$BUILD/kbuild-distro}
 else
 	KOUT=${KOUT:-$BUILD/kbuild}
 fi

@@ -20,6 +20,8 @@ import os
 import re
 import sys
 
+import benchplot
+
 ap = argparse.ArgumentParser()
 ap.add_argument("--name", required=True)
 ap.add_argument("--outdir", required=True)
@@ -66,7 +68,7 @@ out.append("extra instructions of multi-all: %.2f/op at batch 100, %.2f/op at ba
 out.append("  per traced call (lookup in the full table): %.2f instructions" % per_call)
 out.append("  per driver syscall (no-op prog on the traced functions of bpf()): %.0f instructions"
            % per_syscall)
-text = "\n".join(out) + "\n"
+text = "\n".join(benchplot.kernel_lines() + out) + "\n"
 sys.stdout.write(text)
 os.makedirs(args.outdir, exist_ok=True)
 path = os.path.join(args.outdir, args.name + ".txt")
