@@ -30,13 +30,28 @@ timeout=${REGRESS_TIMEOUT:-5400}
 [ -e "$TREE/.git" ] || die "no kernel tree at $TREE: run scripts/tree.sh"
 mkdir -p "$R"
 
-# The base tree: a worktree of build/linux at 'base', so both trees share
-# objects and ccache finds the files the series does not touch.
+# Both trees are worktrees of build/linux, so that they share objects and
+# ccache finds the files the series does not touch, and so that the
+# regression build leaves build/linux (where the series is edited) alone:
+# the base at 'base', the series at build/linux's HEAD when the build step
+# ran (its tools/ are patched, see drop_unbuildable()).
 tree_of() {
 	case "$1" in
 	base) echo "$R/base/linux" ;;
-	series) echo "$TREE" ;;
+	series) echo "$R/series/linux" ;;
 	esac
+}
+
+make_series_tree() {
+	local t=$R/series/linux head
+	head=$(git -C "$TREE" rev-parse HEAD)
+	if [ ! -e "$t/.git" ]; then
+		info "adding the series worktree $t"
+		mkdir -p "$R/series"
+		git -C "$TREE" worktree prune
+		git -C "$TREE" worktree add -q --detach "$t" "$head"
+	fi
+	git -C "$t" checkout -q -f --detach "$head"
 }
 
 make_base_tree() {
@@ -271,10 +286,11 @@ timed() {
 for s in "${steps[@]}"; do
 	case "$s" in
 	build) make_base_tree
+	       make_series_tree
 	       timed "build-base" build_one base
 	       timed "build-series" build_one series ;;
 	build-base) make_base_tree; timed "build-base" build_one base ;;
-	build-series) make_base_tree; timed "build-series" build_one series ;;
+	build-series) make_base_tree; make_series_tree; timed "build-series" build_one series ;;
 	run) timed "run-base" run_one base
 	     timed "run-series" run_one series ;;
 	run-base) timed "run-base" run_one base ;;
@@ -283,7 +299,7 @@ for s in "${steps[@]}"; do
 		 compare || rc=$?
 		 {
 			echo "# make regress (scripts/regress.sh), $(date -u +%Y-%m-%d)"
-			echo "# series: $(git -C "$TREE" rev-list --count base..HEAD) patches on $BASE_PKG $BASE_VERSION, tree HEAD $(git -C "$TREE" rev-parse --short HEAD)"
+			echo "# series: $(git -C "$R/series/linux" rev-list --count base..HEAD) patches on $BASE_PKG $BASE_VERSION, tree HEAD $(git -C "$R/series/linux" rev-parse --short HEAD)"
 			echo "# step times (s) of the last runs: $(awk '{ t[$1] = $2 } END { for (k in t) printf "%s %s; ", k, t[k] }' "$R/times.txt" 2>/dev/null)"
 			cat "$R/result.txt"
 		 } >"$TOP/selftests/regress-result.txt"
