@@ -18,13 +18,17 @@ ap.add_argument("--mode", required=True)
 ap.add_argument("raw")
 a = ap.parse_args()
 
-rows, extra = {}, []
+rows, extra, one, sites = {}, [], [], []
 for line in open(a.raw, errors="replace"):
     if not line.startswith("tracing_multi_bench:"):
         continue
     kv = dict(w.split("=", 1) for w in line.split()[1:] if "=" in w)
     if "attach_ms" in kv and "kind" in kv:
         rows[(int(kv["n"]), kv["kind"])] = kv
+    elif kv.get("kind") == "one_func":
+        one.append(kv)
+    elif line.split()[1] == "memsite":
+        sites.append(kv)
     else:
         extra.append(line.split(":", 1)[1].strip())
 if not rows:
@@ -55,6 +59,28 @@ for n in ns:
 if extra:
     out.append("")
     out += extra
+if one:
+    out += ["", "a link on one function while a multi-link traces others (ms, mean of 5)", "",
+            "%8s %14s %14s %14s %14s" % ("traced", "multi att", "multi det", "plain att", "plain det")]
+    for kv in one:
+        out.append("%8s %14s %14s %14s %14s" % (kv["traced"], kv["multi_attach_ms"],
+                   kv["multi_detach_ms"], kv["plain_attach_ms"], kv["plain_detach_ms"]))
+if sites:
+    # the structure each allocation site allocates (of the sites seen so far)
+    what = {
+        "kfunc_md_dup_add": "struct kfunc_md (programs of a function)",
+        "kfunc_md_table_alloc": "kfunc_md table slots",
+        "add_hash_entry": "ftrace_func_entry (filter hash, direct_functions)",
+        "alloc_ftrace_hash": "ftrace hash buckets",
+        "bpf_tracing_multi_link_attach": "link targets",
+    }
+    s0 = sites[0]
+    out += ["", "slab memory the fentry.multi link on %s functions holds, by allocation site"
+            % s0["n"] + " (kmem events, scripts/attach-memtrace.py)", "",
+            "%-36s %9s %11s %9s  %s" % ("site", "objects", "bytes", "per func", "allocates")]
+    for kv in sites:
+        out.append("%-36s %9s %11s %9s  %s" % (kv["site"], kv["count"], kv["bytes"],
+                   kv["per_func"], what.get(kv["site"], "")))
 text = "\n".join(benchplot.kernel_lines() + out) + "\n"
 os.makedirs(a.outdir, exist_ok=True)
 p = os.path.join(a.outdir, a.name)

@@ -129,7 +129,9 @@ if [ "${ATTACH:-1}" = 1 ] && [ $# -eq 0 ]; then
 	info "attach-time benchmark"
 	run=$BUILD/vm/bench$suffix-attach
 	"$TOP/scripts/vm.sh" --mode icount --run "$run" --timeout "${VM_TIMEOUT:-3000}" -- \
-		bash -c "cd '$STOUT' && ./test_progs -v -a tracing_multi_bench_attach" >/dev/null ||
+		bash -c "cd '$STOUT' && echo 65536 >/sys/kernel/tracing/buffer_size_kb &&
+			TRACING_MULTI_BENCH_MEMTRACE=1 ./test_progs -v -a tracing_multi_bench_attach &&
+			python3 '$TOP/scripts/attach-memtrace.py'" >/dev/null ||
 		die "the attach benchmark failed (logs in $run)"
 	stamp=$(date +%Y%m%d-%H%M%S)
 	python3 "$TOP/scripts/attach-report.py" --mode icount \
