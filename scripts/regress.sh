@@ -169,10 +169,18 @@ run_one() {
 	# The guest sees the host read-only: results come back on stdout, which
 	# vm.sh keeps in <run>/out.log; its exit status tells a crash (2) from
 	# failed tests (1).
-	info "$which: test_progs, every test (watchdog 120 s each)"
+	# 6.12's test_progs has no watchdog: each test runs in a test_progs
+	# of its own under timeout(1), so that a test that hangs fails alone
+	# (as "name:FAIL (timeout)") instead of ending the whole run.
+	info "$which: test_progs, every test in its own test_progs (timeout 300 s each)"
 	rc=0
 	KOUT=$kout "$TOP/scripts/vm.sh" --timeout "$timeout" --mem 6G --run "$out/progs" -- \
-		bash -c "cd $st && ./test_progs -w 120 $deny" >"$out/progs.txt" 2>&1 || rc=$?
+		bash -c "cd $st && ./test_progs -l $deny >/tmp/regress-tests &&
+			f=0; for t in \$(cat /tmp/regress-tests); do
+				timeout -k 10 300 ./test_progs -a \"\$t\" $deny; r=\$?
+				[ \$r = 124 ] && echo \"#0      \$t:FAIL (timeout)\"
+				[ \$r = 0 ] || f=1
+			done; exit \$f" >"$out/progs.txt" 2>&1 || rc=$?
 	echo "$rc" >"$out/progs.rc"
 	info "$which: ftracetest"
 	rc=0
