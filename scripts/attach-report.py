@@ -68,19 +68,33 @@ if one:
 if sites:
     # the structure each allocation site allocates (of the sites seen so far)
     what = {
+        "kfunc_md_prepare_add": "struct kfunc_md (programs of a function)",
         "kfunc_md_dup_add": "struct kfunc_md (programs of a function)",
-        "kfunc_md_table_alloc": "kfunc_md table slots",
+        "__kvmalloc_node_noprof": "the kfunc_md table (a large kmalloc)",
         "add_hash_entry": "ftrace_func_entry (filter hash, direct_functions)",
         "alloc_ftrace_hash": "ftrace hash buckets",
-        "bpf_tracing_multi_link_attach": "link targets",
     }
     s0 = sites[0]
-    out += ["", "slab memory the fentry.multi link on %s functions holds, by allocation site"
-            % s0["n"] + " (kmem events, scripts/attach-memtrace.py)", "",
+    out += ["", "memory the fentry.multi link on %s functions holds, by allocation site"
+            % s0["n"] + " (kmem events, scripts/attach-memtrace.py);",
+            "mem_per_func_bytes above is the growth of Slab + VmallocUsed, which misses objects"
+            " that reuse free slots of slab pages", "",
             "%-36s %9s %11s %9s  %s" % ("site", "objects", "bytes", "per func", "allocates")]
     for kv in sites:
         out.append("%-36s %9s %11s %9s  %s" % (kv["site"], kv["count"], kv["bytes"],
                    kv["per_func"], what.get(kv["site"], "")))
+    # vmalloc is not in the kmem events: VmallocUsed's growth in the same
+    # attach (the link's target array, past a few pages)
+    mem = [l for l in extra if "kind=fentry_multi" in l and "vmalloc_kb=" in l]
+    tot = [kv for kv in sites if kv["site"] == "(total)"]
+    if mem and tot:
+        mkv = dict(w.split("=", 1) for w in mem[-1].split() if "=" in w)
+        n = int(s0["n"])
+        vb = int(mkv["vmalloc_kb"]) * 1024
+        out.append("%-36s %9s %11d %9.1f  %s" % ("(vmalloc, VmallocUsed)", "-", vb, vb / n,
+                   "link targets"))
+        out.append("%-36s %9s %11d %9.1f" % ("(slab + vmalloc)", "-", int(tot[0]["bytes"]) + vb,
+                   (int(tot[0]["bytes"]) + vb) / n))
 text = "\n".join(benchplot.kernel_lines() + out) + "\n"
 os.makedirs(a.outdir, exist_ok=True)
 p = os.path.join(a.outdir, a.name)
