@@ -2,12 +2,11 @@
 /*
  * funcstat: count calls and latency of many kernel functions.
  *
- * One fentry.multi program and one fexit.multi program, each attached by the
- * user-space side to all the functions that match the user's globs through a
- * single tracing multi-link. Neither program reads the traced function's
- * arguments or return value, so every traceable function is a compatible
- * target whatever its prototype; the load-time target (set by user space
- * with bpf_program__set_attach_target()) is just the first match.
+ * One fentry.multi program and one fexit.multi program, untyped (their
+ * sections name no function, so they are loaded without a target and read
+ * nothing of the traced function's arguments), each attached by the
+ * user-space side to all the functions that match the user's globs through
+ * a single tracing multi-link.
  *
  * Per-function data is keyed by the function's entry address as returned by
  * bpf_get_func_ip(); user space maps the addresses back to names.
@@ -17,7 +16,7 @@
 #include <bpf/bpf_tracing.h>
 #include "funcstat.h"
 
-/* function entry address -> statistics; sized by user space before load */
+/* function entry address -> statistics: one link takes FUNCSTAT_MAX_FUNCS */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, FUNCSTAT_MAX_FUNCS);
