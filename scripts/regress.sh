@@ -199,10 +199,22 @@ import re, sys
 progs, ftrace = sys.argv[1], sys.argv[2]
 res = {}
 line_re = re.compile(r"^#\d+(?:/\d+)?\s+(\S+?):(OK|FAIL|SKIP)\b")
+# Each test runs in a test_progs of its own: a failing one prints its
+# "All error logs:" section (the failing lines again, with their logs)
+# before its Summary line, and the next test's lines follow
+skip = False
 try:
     for line in open(progs, errors="replace"):
         if line.startswith("All error logs:"):
-            break
+            skip = True
+            continue
+        if line.startswith("Summary:"):
+            skip = False
+            continue
+        if line.startswith("#0 "):
+            skip = False	# a timeout line (below): no Summary came
+        if skip:
+            continue
         m = line_re.match(line)
         if m:
             res["test_progs " + m.group(1)] = {"OK": "PASS"}.get(m.group(2), m.group(2))
