@@ -16,7 +16,8 @@ import sys
 
 RATIOS = [("fentry-multi", "fentry"), ("fentry-multi-all", "fentry-multi"),
           ("fexit-multi", "fexit"), ("fmodret-multi", "fmodret"),
-          ("fentry-multi", "kprobe-multi"), ("fentry-multi-s", "fentry-s")]
+          ("fentry-multi", "kprobe-multi"), ("fentry-multi-s", "fentry-s"),
+          ("fsession-multi", "fentry-fexit-multi")]
 # Cases driven by a system call from user space: their hook cost is over
 # syscall-count, not kernel-count
 SYSCALL_CASES = {"fentry-s", "fentry-multi-s"}

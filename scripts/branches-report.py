@@ -67,7 +67,8 @@ for c in cases:
     csv.append(c + "," + ",".join("%.4f" % rows[c][k] for h, k, f in cols))
 out.append("")
 pairs = [("fentry-multi", "fentry"), ("fexit-multi", "fexit"), ("fmodret-multi", "fmodret"),
-         ("fentry-multi-all", "fentry"), ("fentry-multi-s", "fentry-s")]
+         ("fentry-multi-all", "fentry"), ("fentry-multi-s", "fentry-s"),
+         ("fsession-multi", "fentry-fexit-multi")]
 out.append("%-34s %9s %9s %9s %9s" % ("multi vs plain (difference per op)", "insn", "retmiss",
                                        "ind", "indmiss"))
 for m, p in pairs:

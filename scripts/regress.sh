@@ -238,7 +238,7 @@ compare() {
 	results base >"$R/base/results.tsv"
 	results series >"$R/series/results.tsv"
 	python3 - "$R/base/results.tsv" "$R/series/results.tsv" "$R" >"$f" <<'PY'
-import os, sys
+import os, re, sys
 def load(p):
     d = {}
     for line in open(p):
@@ -253,10 +253,12 @@ def count(d, suite):
             c[v] = c.get(v, 0) + 1
     return ", ".join("%s %d" % (v, n) for v, n in sorted(c.items())) or "no results"
 print("Regression run: tests that pass on the base and not on the series")
-pat = ("WARNING:", "BUG:", "Oops", "general protection fault", "Kernel panic",
-       "KASAN:", "UBSAN:", "lockdep", "locking", "inconsistent lock state",
-       "suspicious RCU usage", "stall", "soft lockup", "hung_task",
-       "kmemleak: suspected")
+# Whole words only: "stall" must not match "installing" nor the
+# command line's rcu_cpu_stall_suppress_at_boot.
+pat = re.compile(r"\b(WARNING:|BUG:|Oops|general protection fault|Kernel panic"
+                 r"|KASAN:|UBSAN:|lockdep|circular locking|inconsistent lock state"
+                 r"|suspicious RCU usage|stalls?|soft lockup|hung_task"
+                 r"|kmemleak: suspected)")
 reports = {}
 for which in ("base", "series"):
     for run in ("progs", "ftrace"):
@@ -266,7 +268,7 @@ for which in ("base", "series"):
         lines = []
         if os.path.exists(con):
             for line in open(con, errors="replace"):
-                if any(p in line for p in pat):
+                if pat.search(line):
                     # drop the timestamp so that runs compare
                     lines.append(line.split("] ", 1)[-1].strip())
         reports[(which, run)] = lines
