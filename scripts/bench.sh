@@ -65,6 +65,11 @@ vuln=$("$TOP/scripts/vm.sh" --mode icount --run "$BUILD/vm/bench-cpu" -- bash -c
 	tr -d '\r' | grep -E '^(spectre_v2|retbleed|spec_rstack_overflow):' | paste -sd';' -) ||
 	die "could not boot the $BENCH_FLAVOR bench kernel (logs in $BUILD/vm/bench-cpu)"
 BENCH_KERNEL+=$'\n'"guest CPU (QEMU TCG -cpu max) at boot: $vuln"
+# Where the traced functions of the multi-link cases hash to in a table of
+# one function: slot 0 (the table's header) costs a second probe a lookup
+slots=$("$TOP/scripts/kfunc-md-slot.py" "$KOUT" bpf_get_numa_node_id \
+	bpf_modify_return_test_tp __x64_sys_getpgid | paste -sd';' -)
+BENCH_KERNEL+=$'\n'"kfunc_md: $slots"
 export BENCH_KERNEL
 info "$BENCH_KERNEL"
 suffix=
