@@ -11,6 +11,10 @@
 # the marks themselves cancel out.
 # Usage: scripts/bench-branches.sh NAME CASE...   (writes
 #   bench/results/NAME.{txt,csv,png}; called by scripts/bench.sh)
+# PROF=1 also writes bench/results/NAME-profile.txt: each case's kernel
+# instructions per op by symbol (scripts/profile-report.py), and the
+# difference between consecutive cases, so that two cases given one after
+# the other show where they differ.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -28,10 +32,21 @@ for c in "$@"; do
 	cmd+=" && ./bench -w1 -d1 -a trig-$c 2>&1 | tail -n1 && '$mark'"
 	cmd+=" && ./bench -w1 -d3 -a trig-$c 2>&1 | tail -n1 && '$mark'"
 done
+prof=
+if [ "${PROF:-0}" = 1 ]; then
+	prof=,prof=1
+	# What System.map does not name: BPF programs, trampolines, modules
+	cmd+=" && echo '%% kallsyms' && awk '\$4 ~ /^\\[/' /proc/kallsyms"
+fi
 # The kernel half of the address space: kernel text, modules, BPF programs
 # and trampolines.
-VM_PLUGIN="$BUILD/bcm/branchcost.so,out=$counts,mark=20000000,range=ffff800000000000:ffffffffffffffff" \
+VM_PLUGIN="$BUILD/bcm/branchcost.so,out=$counts,mark=20000000,range=ffff800000000000:ffffffffffffffff$prof" \
 	"$TOP/scripts/vm.sh" --mode icount --run "$run" --timeout "${VM_TIMEOUT:-3000}" -- \
 	bash -c "$cmd" >/dev/null || die "the branch-cost runs failed (logs in $run)"
 python3 "$TOP/scripts/branches-report.py" --name "$name" --outdir "$TOP/bench/results" \
 	"$run/out.log" "$counts"
+if [ -n "$prof" ]; then
+	python3 "$TOP/scripts/profile-report.py" "$run/out.log" "$counts" "$KOUT/System.map" \
+		>"$TOP/bench/results/$name-profile.txt"
+	info "profile in bench/results/$name-profile.txt"
+fi

@@ -22,7 +22,11 @@
  * one set of counters per range, in order), mark=ADDR (hex: every time a
  * block starting at ADDR runs, the counts so far are written as a
  * "mark N" section, so that a guest program at a fixed address, such as
- * bench/plugin/bcm-mark.c, can cut a run into parts).
+ * bench/plugin/bcm-mark.c, can cut a run into parts), prof=1 (a mark also
+ * writes "prof VADDR INSNS" lines: the instructions run so far by each
+ * translated block of the ranges that ran, by the block's start address, for
+ * scripts/profile-report.py to bucket by symbol; a block translated again
+ * has a line per translation).
  *
  * Built against QEMU 7.2's plugin API (version 1); the few declarations it
  * needs are below, as Debian does not ship qemu-plugin.h.
@@ -87,6 +91,14 @@ static char *out_path;
 static FILE *out;
 static uint64_t mark_addr;
 static unsigned int nr_marks;
+
+/* prof=1: the blocks of the ranges, each with the times it ran */
+struct prof {
+	uint64_t vaddr, n, count;
+};
+static bool prof_on;
+static struct prof **profs;
+static size_t nr_profs, max_profs;
 
 /* The return stack buffer: a ring of the last RSB_SIZE return addresses */
 static uint64_t rsb[RSB_SIZE];
@@ -158,10 +170,37 @@ static void dump(FILE *f)
 
 static void mark_exec(unsigned int vcpu, void *udata)
 {
+	size_t i;
+
 	(void)vcpu;
 	(void)udata;
 	fprintf(out, "mark %u\n", nr_marks++);
 	dump(out);
+	for (i = 0; i < nr_profs; i++) {
+		if (profs[i]->count)
+			fprintf(out, "prof %llx %llu\n", (unsigned long long)profs[i]->vaddr,
+				(unsigned long long)(profs[i]->count * profs[i]->n));
+	}
+	fflush(out);
+}
+
+static void prof_add(struct qemu_plugin_tb *tb, uint64_t start, size_t n)
+{
+	struct prof *p = calloc(1, sizeof(*p));
+
+	if (!p)
+		abort();
+	if (nr_profs == max_profs) {
+		max_profs = max_profs ? 2 * max_profs : 4096;
+		profs = realloc(profs, max_profs * sizeof(*profs));
+		if (!profs)
+			abort();
+	}
+	p->vaddr = start;
+	p->n = n;
+	profs[nr_profs++] = p;
+	/* Kept for as long as the translation may run: never freed */
+	qemu_plugin_register_vcpu_tb_exec_inline(tb, QEMU_PLUGIN_INLINE_ADD_U64, &p->count, 1);
 }
 
 /* Start of a block: the target of the branch before it, if one is pending */
@@ -274,6 +313,8 @@ static void tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 	if (r)
 		qemu_plugin_register_vcpu_tb_exec_inline(tb, QEMU_PLUGIN_INLINE_ADD_U64,
 							 &r->c[C_INSNS], n);
+	if (r && prof_on)
+		prof_add(tb, start, n);
 
 	for (i = 0; i < n; i++) {
 		struct qemu_plugin_insn *insn = qemu_plugin_tb_get_insn(tb, i);
@@ -321,6 +362,8 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
 
 		if (!strncmp(a, "out=", 4)) {
 			out_path = strdup(a + 4);
+		} else if (!strcmp(a, "prof=1")) {
+			prof_on = true;
 		} else if (!strncmp(a, "mark=", 5)) {
 			mark_addr = strtoull(a + 5, NULL, 16);
 		} else if (!strncmp(a, "range=", 6)) {
@@ -334,7 +377,7 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
 			ranges[nr_ranges].hi = strtoull(colon + 1, NULL, 16);
 			nr_ranges++;
 		} else {
-			fprintf(stderr, "branchcost: unknown argument %s (out=FILE, range=LO:HI, mark=ADDR)\n",
+			fprintf(stderr, "branchcost: unknown argument %s (out=FILE, range=LO:HI, mark=ADDR, prof=1)\n",
 				a);
 			return -1;
 		}

@@ -1,0 +1,97 @@
+#!/usr/bin/env python3
+"""Kernel instructions per operation by symbol, from a branchcost plugin run
+with prof=1 (PROF=1 scripts/bench-branches.sh): OUT is the guest's output
+(== case, the bench summaries of its 1 s and 3 s runs; after the cases,
+'%% kallsyms' and the guest's /proc/kallsyms lines of BPF programs and
+modules), COUNTS the plugin's marks, SYSTEM_MAP the kernel's. Each block's
+instructions go to the symbol its start address is in. As in
+branches-report.py, a case's figure is the 3 s run's minus the 1 s run's,
+over the operations between them. Prints each case's symbols, largest
+first, then the difference of each case from the one before it."""
+import bisect
+import re
+import sys
+
+if len(sys.argv) != 4:
+    sys.exit("usage: profile-report.py OUT COUNTS SYSTEM_MAP")
+out_path, counts_path, map_path = sys.argv[1:]
+
+rates, cases, cur, syms = {}, [], None, []
+in_kallsyms = False
+for line in open(out_path, errors="replace"):
+    if line.startswith("%% kallsyms"):
+        in_kallsyms = True
+        continue
+    f = line.split()
+    if in_kallsyms:
+        if len(f) >= 4 and re.fullmatch(r"[0-9a-f]{16}", f[0]):
+            syms.append((int(f[0], 16), f[2] + " " + f[3]))
+        continue
+    m = re.match(r"== (\S+)", line)
+    if m:
+        cur = m.group(1)
+        cases.append(cur)
+        rates[cur] = []
+        continue
+    m = re.search(r"hits\s+([0-9.]+)", line)
+    if m and cur:
+        rates[cur].append(float(m.group(1)))
+
+for line in open(map_path):
+    f = line.split()
+    if len(f) == 3 and f[1] in "tTwW":
+        syms.append((int(f[0], 16), f[2]))
+    elif len(f) == 3 and f[2] == "_end":
+        # BPF programs and trampolines are gone from kallsyms when the bench
+        # ends: what no symbol names past the kernel image is theirs
+        syms.append((int(f[0], 16), "[past _end: BPF programs, trampolines]"))
+syms.sort()
+addrs = [a for a, _ in syms]
+
+
+def sym_of(va):
+    i = bisect.bisect_right(addrs, va) - 1
+    return syms[i][1] if i >= 0 else "?"
+
+
+# The blocks' cumulative instructions at each mark, by symbol
+marks, m = [], None
+for line in open(counts_path):
+    f = line.split()
+    if f[0] in ("mark", "exit"):
+        m = {}
+        marks.append(m)
+    elif f[0] == "prof" and m is not None:
+        s = sym_of(int(f[1], 16))
+        m[s] = m.get(s, 0) + int(f[2])
+if len(marks) < 3 * len(cases):
+    sys.exit("profile-report: %d marks for %d cases (was the run made with prof=1?)"
+             % (len(marks), len(cases)))
+
+per_case = {}
+for i, c in enumerate(cases):
+    if len(rates[c]) != 2:
+        sys.exit("profile-report: no bench summary for %s" % c)
+    m0, m1, m2 = marks[3 * i], marks[3 * i + 1], marks[3 * i + 2]
+    ops = (3 * rates[c][1] - 1 * rates[c][0]) * 1e6
+    per = {}
+    for s in set(m0) | set(m1) | set(m2):
+        v = ((m2.get(s, 0) - m1.get(s, 0)) - (m1.get(s, 0) - m0.get(s, 0))) / ops
+        if abs(v) >= 0.05:
+            per[s] = v
+    per_case[c] = per
+
+for c in cases:
+    per = per_case[c]
+    print("== %s: %.1f kernel insn/op" % (c, sum(per.values())))
+    for s, v in sorted(per.items(), key=lambda kv: -kv[1]):
+        print("%9.1f  %s" % (v, s))
+    print()
+for a, b in zip(cases, cases[1:]):
+    pa, pb = per_case[a], per_case[b]
+    print("== %s - %s: %+.1f kernel insn/op" % (b, a, sum(pb.values()) - sum(pa.values())))
+    diff = {s: pb.get(s, 0) - pa.get(s, 0) for s in set(pa) | set(pb)}
+    for s, v in sorted(diff.items(), key=lambda kv: -abs(kv[1])):
+        if abs(v) >= 0.5:
+            print("%+9.1f  %s" % (v, s))
+    print()
