@@ -12,9 +12,15 @@ import bisect
 import re
 import sys
 
-if len(sys.argv) != 4:
-    sys.exit("usage: profile-report.py OUT COUNTS SYSTEM_MAP")
-out_path, counts_path, map_path = sys.argv[1:]
+args = sys.argv[1:]
+blocks_of = None
+if len(args) == 5 and args[0] == "--blocks":
+    # --blocks SYMBOL: that symbol's blocks, by start address, instead
+    blocks_of = args[1]
+    args = args[2:]
+if len(args) != 3:
+    sys.exit("usage: profile-report.py [--blocks SYMBOL] OUT COUNTS SYSTEM_MAP")
+out_path, counts_path, map_path = args
 
 rates, cases, cur, syms = {}, [], None, []
 in_kallsyms = False
@@ -63,6 +69,10 @@ for line in open(counts_path):
         marks.append(m)
     elif f[0] == "prof" and m is not None:
         s = sym_of(int(f[1], 16))
+        if blocks_of is not None:
+            if s != blocks_of:
+                continue
+            s = f[1]
         m[s] = m.get(s, 0) + int(f[2])
 if len(marks) < 3 * len(cases):
     sys.exit("profile-report: %d marks for %d cases (was the run made with prof=1?)"
@@ -84,7 +94,10 @@ for i, c in enumerate(cases):
 for c in cases:
     per = per_case[c]
     print("== %s: %.1f kernel insn/op" % (c, sum(per.values())))
-    for s, v in sorted(per.items(), key=lambda kv: -kv[1]):
+    order = sorted(per.items(), key=lambda kv: -kv[1])
+    if blocks_of is not None:
+        order = sorted(per.items())
+    for s, v in order:
         print("%9.1f  %s" % (v, s))
     print()
 for a, b in zip(cases, cases[1:]):
