@@ -5,7 +5,8 @@
 # with the plugin counting each sequence's section, and compares every
 # count with the one worked out by hand below. Prints "ok ..." or
 # "FAIL ..." per sequence and a closing "N passed, N failed"; exits 1 on a
-# failure. `make check` runs it.
+# failure. `make check` runs it. The plugin's block profile (prof=1) is
+# checked too: the instructions of a case's blocks add up to its count.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -28,7 +29,7 @@ gcc -O1 -static -no-pie -o "$out/bcm-selftest" "${ld_opts[@]}" \
 	die "cannot build the branch-cost test binary"
 
 # The plugin counts each case's section
-args="$plugin,out=$out/selftest-counts.txt"
+args="$plugin,out=$out/selftest-counts.txt,prof=1"
 for c in "${cases[@]}"; do
 	range=$(readelf -SW "$out/bcm-selftest" | python3 -c '
 import sys
@@ -54,10 +55,23 @@ python3 - "$out/selftest-counts.txt" "${cases[@]}" <<'PY'
 import sys
 N = 1000
 counts, cases = {}, sys.argv[2:]
+ranges, prof = [], {}
 for line in open(sys.argv[1]):
     f = line.split()
-    if len(f) == 3 and f[0] != "range":
+    if f[0] == "range":
+        if len(ranges) < len(cases):
+            ranges.append((int(f[2], 16), int(f[3], 16)))
+    elif f[0] == "prof":
+        # The block profile (prof=1): its blocks' instructions, summed by
+        # range, must be the range's instruction count
+        va = int(f[1], 16)
+        for i, (lo, hi) in enumerate(ranges):
+            if lo <= va < hi:
+                prof[cases[i]] = prof.get(cases[i], 0) + int(f[2])
+    elif len(f) == 3:
         counts[(cases[int(f[1])], f[0])] = int(f[2])
+for c in cases:
+    counts[(c, "prof_insns")] = prof.get(c, 0)
 want = {
     # call f; f: ret
     "callret":   dict(insns=4*N+2, calls=N, rets=N+1, ret_miss=1, ind_calls=0, ind_jmps=0, ind_miss=0),
@@ -76,6 +90,7 @@ want = {
 }
 p = f = 0
 for c in cases:
+    want[c]["prof_insns"] = want[c]["insns"]
     bad = ["%s = %s, expected %d" % (k, counts.get((c, k)), v)
            for k, v in want[c].items() if counts.get((c, k)) != v]
     if bad:

@@ -22,8 +22,8 @@
  * one set of counters per range, in order), mark=ADDR (hex: every time a
  * block starting at ADDR runs, the counts so far are written as a
  * "mark N" section, so that a guest program at a fixed address, such as
- * bench/plugin/bcm-mark.c, can cut a run into parts), prof=1 (a mark also
- * writes "prof VADDR INSNS" lines: the instructions run so far by each
+ * bench/plugin/bcm-mark.c, can cut a run into parts), prof=1 (a mark, and
+ * the exit, also write "prof VADDR INSNS" lines: the instructions run so far by each
  * translated block of the ranges that ran, by the block's start address, for
  * scripts/profile-report.py to bucket by symbol; a block translated again
  * has a line per translation).
@@ -168,20 +168,25 @@ static void dump(FILE *f)
 	fflush(f);
 }
 
-static void mark_exec(unsigned int vcpu, void *udata)
+static void prof_dump(FILE *f)
 {
 	size_t i;
 
+	for (i = 0; i < nr_profs; i++) {
+		if (profs[i]->count)
+			fprintf(f, "prof %llx %llu\n", (unsigned long long)profs[i]->vaddr,
+				(unsigned long long)(profs[i]->count * profs[i]->n));
+	}
+	fflush(f);
+}
+
+static void mark_exec(unsigned int vcpu, void *udata)
+{
 	(void)vcpu;
 	(void)udata;
 	fprintf(out, "mark %u\n", nr_marks++);
 	dump(out);
-	for (i = 0; i < nr_profs; i++) {
-		if (profs[i]->count)
-			fprintf(out, "prof %llx %llu\n", (unsigned long long)profs[i]->vaddr,
-				(unsigned long long)(profs[i]->count * profs[i]->n));
-	}
-	fflush(out);
+	prof_dump(out);
 }
 
 static void prof_add(struct qemu_plugin_tb *tb, uint64_t start, size_t n)
@@ -347,6 +352,7 @@ static void at_exit(qemu_plugin_id_t id, void *udata)
 	(void)udata;
 	fprintf(out, "exit\n");
 	dump(out);
+	prof_dump(out);
 	if (out != stderr)
 		fclose(out);
 }
