@@ -7,19 +7,29 @@ modules), COUNTS the plugin's marks, SYSTEM_MAP the kernel's. Each block's
 instructions go to the symbol its start address is in. As in
 branches-report.py, a case's figure is the 3 s run's minus the 1 s run's,
 over the operations between them. Prints each case's symbols, largest
-first, then the difference of each case from the one before it."""
+first, then the difference of each case from the one before it.
+
+--attach: OUT is not a bench's: the marks alternate, a first one, then one
+after each attach and one after each detach (TRACING_MULTI_BENCH_ONLY=
+one_func_marks of the attach bench, scripts/profile-attach.sh); prints the
+kernel instructions of an attach and of a detach by symbol, the mean over
+the rounds."""
 import bisect
 import re
 import sys
 
 args = sys.argv[1:]
 blocks_of = None
+attach = False
+if args and args[0] == "--attach":
+    attach = True
+    args = args[1:]
 if len(args) == 5 and args[0] == "--blocks":
     # --blocks SYMBOL: that symbol's blocks, by start address, instead
     blocks_of = args[1]
     args = args[2:]
 if len(args) != 3:
-    sys.exit("usage: profile-report.py [--blocks SYMBOL] OUT COUNTS SYSTEM_MAP")
+    sys.exit("usage: profile-report.py [--attach] [--blocks SYMBOL] OUT COUNTS SYSTEM_MAP")
 out_path, counts_path, map_path = args
 
 rates, cases, cur, syms = {}, [], None, []
@@ -64,9 +74,11 @@ def sym_of(va):
 marks, m = [], None
 for line in open(counts_path):
     f = line.split()
-    if f[0] in ("mark", "exit"):
+    if f[0] == "mark" or (f[0] == "exit" and not attach):
         m = {}
         marks.append(m)
+    elif f[0] == "exit":
+        m = None
     elif f[0] == "prof" and m is not None:
         s = sym_of(int(f[1], 16))
         if blocks_of is not None:
@@ -74,6 +86,23 @@ for line in open(counts_path):
                 continue
             s = f[1]
         m[s] = m.get(s, 0) + int(f[2])
+if attach:
+    rounds = (len(marks) - 1) // 2
+    if rounds < 1:
+        sys.exit("profile-report: %d marks: no attach and detach between them" % len(marks))
+    for name, first in (("attach", 0), ("detach", 1)):
+        per = {}
+        for r in range(rounds):
+            a, b = marks[2 * r + first], marks[2 * r + first + 1]
+            for s in set(a) | set(b):
+                per[s] = per.get(s, 0) + (b.get(s, 0) - a.get(s, 0)) / rounds
+        print("== %s of a one-function fentry.multi link: %.0f kernel insns (mean of %d)"
+              % (name, sum(per.values()), rounds))
+        for s, v in sorted(per.items(), key=lambda kv: -kv[1]):
+            if v >= 0.5:
+                print("%9.0f  %s" % (v, s))
+        print()
+    sys.exit(0)
 if len(marks) < 3 * len(cases):
     sys.exit("profile-report: %d marks for %d cases (was the run made with prof=1?)"
              % (len(marks), len(cases)))
