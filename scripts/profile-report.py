@@ -10,10 +10,11 @@ over the operations between them. Prints each case's symbols, largest
 first, then the difference of each case from the one before it.
 
 --attach: OUT is not a bench's: the marks alternate, a first one, then one
-after each attach and one after each detach (TRACING_MULTI_BENCH_ONLY=
-one_func_marks of the attach bench, scripts/profile-attach.sh); prints the
-kernel instructions of an attach and of a detach by symbol, the mean over
-the rounds."""
+after each attach and one after each detach, ROUNDS rounds for each kind
+of link (TRACING_MULTI_BENCH_ONLY=one_func_marks of the attach bench, whose
+closing line gives rounds=ROUNDS links=KIND,...; scripts/profile-attach.sh);
+prints the kernel instructions of an attach and of a detach of each kind by
+symbol, the mean over the rounds."""
 import bisect
 import re
 import sys
@@ -87,21 +88,32 @@ for line in open(counts_path):
             s = f[1]
         m[s] = m.get(s, 0) + int(f[2])
 if attach:
-    rounds = (len(marks) - 1) // 2
-    if rounds < 1:
-        sys.exit("profile-report: %d marks: no attach and detach between them" % len(marks))
-    for name, first in (("attach", 0), ("detach", 1)):
-        per = {}
-        for r in range(rounds):
-            a, b = marks[2 * r + first], marks[2 * r + first + 1]
-            for s in set(a) | set(b):
-                per[s] = per.get(s, 0) + (b.get(s, 0) - a.get(s, 0)) / rounds
-        print("== %s of a one-function fentry.multi link: %.0f kernel insns (mean of %d)"
-              % (name, sum(per.values()), rounds))
-        for s, v in sorted(per.items(), key=lambda kv: -kv[1]):
-            if v >= 0.5:
-                print("%9.0f  %s" % (v, s))
-        print()
+    m = re.search(r"kind=one_func_marks rounds=(\d+) links=(\S+)",
+                  open(out_path, errors="replace").read())
+    if not m:
+        sys.exit("profile-report: no 'kind=one_func_marks rounds=N links=...' line in %s" % out_path)
+    rounds, kinds = int(m.group(1)), m.group(2).split(",")
+    if len(marks) < 1 + 2 * rounds * len(kinds):
+        sys.exit("profile-report: %d marks for %d rounds of %d links" % (len(marks), rounds, len(kinds)))
+    totals = []
+    for k, kind in enumerate(kinds):
+        for name, first in (("attach", 0), ("detach", 1)):
+            per = {}
+            for r in range(rounds):
+                i = 2 * (k * rounds + r) + first
+                a, b = marks[i], marks[i + 1]
+                for s in set(a) | set(b):
+                    per[s] = per.get(s, 0) + (b.get(s, 0) - a.get(s, 0)) / rounds
+            totals.append("%s %s %.0f" % (kind, name, sum(per.values())))
+            print("== %s of a one-function %s link: %.0f kernel insns (mean of %d)"
+                  % (name, kind, sum(per.values()), rounds))
+            for s, v in sorted(per.items(), key=lambda kv: -kv[1]):
+                if v >= 0.5:
+                    print("%9.0f  %s" % (v, s))
+            print()
+    print("== kernel instructions per one-function link operation")
+    for t in totals:
+        print("   " + t)
     sys.exit(0)
 if len(marks) < 3 * len(cases):
     sys.exit("profile-report: %d marks for %d cases (was the run made with prof=1?)"
