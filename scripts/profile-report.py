@@ -88,11 +88,12 @@ for line in open(counts_path):
             s = f[1]
         m[s] = m.get(s, 0) + int(f[2])
 if attach:
-    m = re.search(r"kind=one_func_marks rounds=(\d+) links=(\S+)",
+    m = re.search(r"kind=one_func_marks rounds=(\d+) funcs=(\d+) links=(\S+)",
                   open(out_path, errors="replace").read())
     if not m:
-        sys.exit("profile-report: no 'kind=one_func_marks rounds=N links=...' line in %s" % out_path)
-    rounds, kinds = int(m.group(1)), m.group(2).split(",")
+        sys.exit("profile-report: no 'kind=one_func_marks rounds=R funcs=N links=...' line in %s"
+                 % out_path)
+    rounds, nfuncs, kinds = int(m.group(1)), int(m.group(2)), m.group(3).split(",")
     if len(marks) < 1 + 2 * rounds * len(kinds):
         sys.exit("profile-report: %d marks for %d rounds of %d links" % (len(marks), rounds, len(kinds)))
     totals = []
@@ -105,13 +106,13 @@ if attach:
                 for s in set(a) | set(b):
                     per[s] = per.get(s, 0) + (b.get(s, 0) - a.get(s, 0)) / rounds
             totals.append("%s %s %.0f" % (kind, name, sum(per.values())))
-            print("== %s of a one-function %s link: %.0f kernel insns (mean of %d)"
-                  % (name, kind, sum(per.values()), rounds))
+            print("== %s of a %s link on %d function(s): %.0f kernel insns (mean of %d)"
+                  % (name, kind, nfuncs, sum(per.values()), rounds))
             for s, v in sorted(per.items(), key=lambda kv: -kv[1]):
                 if v >= 0.5:
                     print("%9.0f  %s" % (v, s))
             print()
-    print("== kernel instructions per one-function link operation")
+    print("== kernel instructions per link operation, %d function(s)" % nfuncs)
     for t in totals:
         print("   " + t)
     sys.exit(0)
