@@ -10,22 +10,26 @@
 # Config: tinyconfig + kernel/config.fragment + the base tree's
 # tools/testing/selftests/{bpf,ftrace}/config, for both kernels.
 #
-# Usage: scripts/regress.sh [STEP...]   steps: build run compare (default all);
-#   build-base, build-series, run-base, run-series do one side (the base
-#   side needs doing once: a new series only needs build-series run-series
-#   compare)
+# Usage: scripts/regress.sh [STEP...]   steps: build run compare;
+#   build-base, build-series, run-base, run-series do one side. With no
+#   steps: all of them, except the base side when its results kept in
+#   selftests/regress-base.txt are of this base and config (the base side
+#   needs running once: a new series only needs the series side).
 # Environment: REGRESS_TIMEOUT (guest timeout per suite run, s, default 5400),
-# REGRESS_DENY (extra test_progs -d patterns, comma-separated).
+# REGRESS_DENY (extra test_progs -d patterns, comma-separated),
+# REGRESS_PARALLEL (1: test_progs and ftracetest in two guests side by
+# side, the default with two or more CPUs).
 # Output: build/regress/{base,series}/ (trees, builds, logs) and
 # build/regress/result.txt; the last one is committed as
-# selftests/regress-result.txt.
+# selftests/regress-result.txt, the base side's results as
+# selftests/regress-base.txt.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 R=$BUILD/regress
 steps=("$@")
-[ ${#steps[@]} -gt 0 ] || steps=(build run compare)
 timeout=${REGRESS_TIMEOUT:-5400}
+parallel=${REGRESS_PARALLEL:-$([ "$JOBS" -ge 2 ] && echo 1 || echo 0)}
 
 [ -e "$TREE/.git" ] || die "no kernel tree at $TREE: run scripts/tree.sh"
 mkdir -p "$R"
@@ -77,7 +81,7 @@ configure() {
 		"$R/base/linux/tools/testing/selftests/bpf/config.x86_64"
 		"$R/base/linux/tools/testing/selftests/ftrace/config")
 	local stamp
-	stamp=$(cat "${frags[@]}" | sha256sum | cut -d' ' -f1)
+	stamp=$(config_stamp)
 	[ "$(cat "$kout/.config.stamp" 2>/dev/null)" = "$stamp" ] && return 0
 	info "configuring $which ($kout)"
 	kmake "$tree" "$kout" tinyconfig >/dev/null
@@ -146,7 +150,12 @@ build_one() {
 		{ grep -aE 'error|Error' "$R/$which/selftests.log" | head -n 30 >&2
 		  die "$which: test_progs build failed, full log: $R/$which/selftests.log"; }
 	# The ftrace samples ftracetest loads (ftrace-direct*.ko) are modules of
-	# this kernel: built above with CONFIG_SAMPLES.
+	# this kernel: built above with CONFIG_SAMPLES; so is the livepatch
+	# that the series' tracing_multi_livepatch loads from test_progs'
+	# directory (as scripts/selftests-build.sh puts it there).
+	if [ -f "$kout/samples/livepatch/livepatch-sample.ko" ]; then
+		cp "$kout/samples/livepatch/livepatch-sample.ko" "$st/"
+	fi
 	info "$which: built"
 }
 
@@ -172,31 +181,67 @@ run_one() {
 	# 6.12's test_progs has no watchdog: each test runs in a test_progs
 	# of its own under timeout(1), so that a test that hangs fails alone
 	# (as "name:FAIL (timeout)") instead of ending the whole run.
-	info "$which: test_progs, every test in its own test_progs (timeout 300 s each)"
-	rc=0
-	KOUT=$kout "$TOP/scripts/vm.sh" --timeout "$timeout" --mem 6G --run "$out/progs" -- \
-		bash -c "cd $st && ./test_progs -l $deny >/tmp/regress-tests &&
-			f=0; for t in \$(cat /tmp/regress-tests); do
-				timeout -k 10 300 ./test_progs -a \"\$t\" $deny; r=\$?
-				[ \$r = 124 ] && echo \"#0      \$t:FAIL (timeout)\"
-				[ \$r = 0 ] || f=1
-			done; exit \$f" >"$out/progs.txt" 2>&1 || rc=$?
-	echo "$rc" >"$out/progs.rc"
-	info "$which: ftracetest"
-	rc=0
-	KOUT=$kout "$TOP/scripts/vm.sh" --timeout "$timeout" --run "$out/ftrace" -- \
-		bash -c "cd $tree/tools/testing/selftests/ftrace && ./ftracetest -v -l /tmp/ftrace-logs" \
-		>"$out/ftrace.txt" 2>&1 || rc=$?
-	echo "$rc" >"$out/ftrace.rc"
+	run_progs() {
+		local rc=0
+		KOUT=$kout "$TOP/scripts/vm.sh" --timeout "$timeout" --mem 6G --run "$out/progs" -- \
+			bash -c "cd $st && ./test_progs -l $deny >/tmp/regress-tests &&
+				f=0; for t in \$(cat /tmp/regress-tests); do
+					timeout -k 10 300 ./test_progs -a \"\$t\" $deny; r=\$?
+					[ \$r = 124 ] && echo \"#0      \$t:FAIL (timeout)\"
+					[ \$r = 0 ] || f=1
+				done; exit \$f" >"$out/progs.txt" 2>&1 || rc=$?
+		echo "$rc" >"$out/progs.rc"
+	}
+	run_ftrace() {
+		local rc=0
+		KOUT=$kout "$TOP/scripts/vm.sh" --timeout "$timeout" --run "$out/ftrace" -- \
+			bash -c "cd $tree/tools/testing/selftests/ftrace && ./ftracetest -v -l /tmp/ftrace-logs" \
+			>"$out/ftrace.txt" 2>&1 || rc=$?
+		echo "$rc" >"$out/ftrace.rc"
+	}
+	# The two suites are independent and each guest has one vCPU: with two
+	# host CPUs they run side by side (REGRESS_PARALLEL=0: one after the
+	# other).
+	if [ "$parallel" = 1 ]; then
+		info "$which: test_progs (every test in its own test_progs, timeout 300 s each) and ftracetest, side by side"
+		run_progs &
+		local pid=$!
+		run_ftrace
+		wait "$pid"
+	else
+		info "$which: test_progs, every test in its own test_progs (timeout 300 s each)"
+		run_progs
+		info "$which: ftracetest"
+		run_ftrace
+	fi
 	info "$which: done ($out)"
 }
 
-# name -> PASS|FAIL|SKIP for test_progs (tests and subtests) and ftracetest
-results() {
+# What one side's run left, in one file: "rc<TAB>progs|ftrace<TAB>N" (vm.sh's
+# exit status), "report<TAB>progs|ftrace<TAB>line" (console lines that name
+# a kernel report, timestamps dropped so that runs compare) and
+# "result<TAB>suite name<TAB>PASS|FAIL|SKIP|..." (test_progs tests and
+# subtests, ftracetest tests).
+collect() {
 	local out=$R/$1/run
-	python3 - "$out/progs/out.log" "$out/ftrace/out.log" <<'PY'
-import re, sys
-progs, ftrace = sys.argv[1], sys.argv[2]
+	python3 - "$out" <<'PY'
+import os, re, sys
+out = sys.argv[1]
+# Whole words only: "stall" must not match "installing" nor the
+# command line's rcu_cpu_stall_suppress_at_boot.
+pat = re.compile(r"\b(WARNING:|BUG:|Oops|general protection fault|Kernel panic"
+                 r"|KASAN:|UBSAN:|lockdep|circular locking|inconsistent lock state"
+                 r"|suspicious RCU usage|stalls?|soft lockup|hung_task"
+                 r"|kmemleak: suspected)")
+for run in ("progs", "ftrace"):
+    d = os.path.join(out, run)
+    rc = open(d + ".rc").read().strip() if os.path.exists(d + ".rc") else "none"
+    print("rc\t%s\t%s" % (run, rc))
+    con = os.path.join(d, "console.log")
+    if os.path.exists(con):
+        for line in open(con, errors="replace"):
+            if pat.search(line):
+                print("report\t%s\t%s" % (run, line.split("] ", 1)[-1].strip()))
 res = {}
 line_re = re.compile(r"^#\d+(?:/\d+)?\s+(\S+?):(OK|FAIL|SKIP)\b")
 # Each test runs in a test_progs of its own: a failing one prints its
@@ -204,7 +249,7 @@ line_re = re.compile(r"^#\d+(?:/\d+)?\s+(\S+?):(OK|FAIL|SKIP)\b")
 # before its Summary line, and the next test's lines follow
 skip = False
 try:
-    for line in open(progs, errors="replace"):
+    for line in open(os.path.join(out, "progs", "out.log"), errors="replace"):
         if line.startswith("All error logs:"):
             skip = True
             continue
@@ -222,30 +267,67 @@ except FileNotFoundError:
     pass
 ft_re = re.compile(r"^\[\d+\]\s+(.*?)\s+\[(PASS|FAIL|UNSUPPORTED|UNTESTED|UNRESOLVED|XFAIL)\]")
 try:
-    for line in open(ftrace, errors="replace"):
+    for line in open(os.path.join(out, "ftrace", "out.log"), errors="replace"):
         m = ft_re.match(line.strip())
         if m:
             res["ftracetest " + m.group(1)] = m.group(2)
 except FileNotFoundError:
     pass
 for k in sorted(res):
-    print("%s\t%s" % (k, res[k]))
+    print("result\t%s\t%s" % (k, res[k]))
 PY
+}
+
+# The base side's results are kept in the repo (BASE_KEPT): the base and
+# the config do not change with the series, so a later run of a new series
+# needs only build-series run-series compare. The kept file names the base
+# version and the config fragments' hash it was run with, and is used only
+# if both match.
+BASE_KEPT=$TOP/selftests/regress-base.txt
+
+config_stamp() {
+	cat "$TOP/kernel/config.fragment" \
+		"$R/base/linux/tools/testing/selftests/bpf/config" \
+		"$R/base/linux/tools/testing/selftests/bpf/config.x86_64" \
+		"$R/base/linux/tools/testing/selftests/ftrace/config" | sha256sum | cut -d' ' -f1
+}
+
+base_results() {
+	local want
+	make_base_tree
+	want="# base $BASE_PKG $BASE_VERSION config $(config_stamp)"
+	if [ -e "$R/base/run/progs.rc" ] && [ -e "$R/base/run/ftrace.rc" ]; then
+		{ echo "$want"; collect base; } >"$R/base/collected.txt"
+		return 0
+	fi
+	[ -e "$BASE_KEPT" ] || die "no base run in $R/base/run and no $BASE_KEPT: run-base first"
+	[ "$(head -n 1 "$BASE_KEPT")" = "$want" ] ||
+		die "$BASE_KEPT is of another base or config ($(head -n 1 "$BASE_KEPT")): run-base first"
+	info "base: the results kept in ${BASE_KEPT#"$TOP"/} (run-base to run it again)"
+	cp "$BASE_KEPT" "$R/base/collected.txt"
 }
 
 compare() {
 	local f=$R/result.txt
-	results base >"$R/base/results.tsv"
-	results series >"$R/series/results.tsv"
-	python3 - "$R/base/results.tsv" "$R/series/results.tsv" "$R" >"$f" <<'PY'
-import os, re, sys
+	base_results
+	collect series >"$R/series/collected.txt"
+	python3 - "$R/base/collected.txt" "$R/series/collected.txt" >"$f" <<'PY'
+import sys
 def load(p):
-    d = {}
+    rc, rep, res = {}, {}, {}
     for line in open(p):
-        k, v = line.rstrip("\n").split("\t")
-        d[k] = v
-    return d
-base, series, rdir = load(sys.argv[1]), load(sys.argv[2]), sys.argv[3]
+        if line.startswith("#"):
+            continue
+        kind, a, b = line.rstrip("\n").split("\t", 2)
+        if kind == "rc":
+            rc[a] = b
+        elif kind == "report":
+            rep.setdefault(a, []).append(b)
+        elif kind == "result":
+            res[a] = b
+    return rc, rep, res
+sides = {"base": load(sys.argv[1]), "series": load(sys.argv[2])}
+base, series = sides["base"][2], sides["series"][2]
 def count(d, suite):
     c = {}
     for k, v in d.items():
@@ -253,31 +335,16 @@ def count(d, suite):
             c[v] = c.get(v, 0) + 1
     return ", ".join("%s %d" % (v, n) for v, n in sorted(c.items())) or "no results"
 print("Regression run: tests that pass on the base and not on the series")
-# Whole words only: "stall" must not match "installing" nor the
-# command line's rcu_cpu_stall_suppress_at_boot.
-pat = re.compile(r"\b(WARNING:|BUG:|Oops|general protection fault|Kernel panic"
-                 r"|KASAN:|UBSAN:|lockdep|circular locking|inconsistent lock state"
-                 r"|suspicious RCU usage|stalls?|soft lockup|hung_task"
-                 r"|kmemleak: suspected)")
-reports = {}
 for which in ("base", "series"):
+    rc, rep, _ = sides[which]
     for run in ("progs", "ftrace"):
-        d = os.path.join(rdir, which, "run", run)
-        rc = open(d + ".rc").read().strip() if os.path.exists(d + ".rc") else "none"
-        con = os.path.join(d, "console.log")
-        lines = []
-        if os.path.exists(con):
-            for line in open(con, errors="replace"):
-                if pat.search(line):
-                    # drop the timestamp so that runs compare
-                    lines.append(line.split("] ", 1)[-1].strip())
-        reports[(which, run)] = lines
-        state = {"0": "passed", "1": "some tests failed", "2": "GUEST CRASH, HANG OR KERNEL REPORT"}.get(rc, "NOT RUN")
-        print("%-6s %-6s vm.sh exit %s: %s, %d console report line(s)" % (which, run, rc, state, len(lines)))
+        r = rc.get(run, "none")
+        state = {"0": "passed", "1": "some tests failed", "2": "GUEST CRASH, HANG OR KERNEL REPORT"}.get(r, "NOT RUN")
+        print("%-6s %-6s vm.sh exit %s: %s, %d console report line(s)" % (which, run, r, state, len(rep.get(run, []))))
 newrep = []
 for run in ("progs", "ftrace"):
-    seen = set(reports[("base", run)])
-    newrep += ["%s: %s" % (run, l) for l in reports[("series", run)] if l not in seen]
+    seen = set(sides["base"][1].get(run, []))
+    newrep += ["%s: %s" % (run, l) for l in sides["series"][1].get(run, []) if l not in seen]
 print("console reports on the series only: %d" % len(newrep))
 for l in newrep[:20]:
     print("  " + l)
@@ -287,6 +354,9 @@ for suite in ("test_progs", "ftracetest"):
 lost = sorted(k for k, v in base.items() if v == "PASS" and series.get(k) != "PASS")
 new = sorted(k for k, v in series.items() if k not in base)
 print("series-only tests: %d (passing %d)" % (len(new), sum(series[k] == "PASS" for k in new)))
+for k in new:
+    if series[k] != "PASS":
+        print("  %s: series-only, %s" % (k, series[k]))
 print("regressions: %d" % len(lost))
 for k in lost:
     print("  %s: base PASS, series %s" % (k, series.get(k, "MISSING")))
@@ -305,6 +375,18 @@ timed() {
 	echo "$what $((SECONDS - t0))" >>"$R/times.txt"
 }
 
+# No steps: everything, but the base side only if its kept results are not
+# of this base and config.
+if [ ${#steps[@]} = 0 ]; then
+	make_base_tree
+	if [ "$(head -n 1 "$BASE_KEPT" 2>/dev/null)" = "# base $BASE_PKG $BASE_VERSION config $(config_stamp)" ]; then
+		info "the base side's results are kept in ${BASE_KEPT#"$TOP"/}: running the series side only"
+		steps=(build-series run-series compare)
+	else
+		steps=(build run compare)
+	fi
+fi
+
 for s in "${steps[@]}"; do
 	case "$s" in
 	build) make_base_tree
@@ -319,6 +401,11 @@ for s in "${steps[@]}"; do
 	run-series) timed "run-series" run_one series ;;
 	compare) rc=0
 		 compare || rc=$?
+		 # a base run of this session: keep it for later runs
+		 if [ -e "$R/base/run/progs.rc" ] && [ -e "$R/base/run/ftrace.rc" ]; then
+			cp "$R/base/collected.txt" "$BASE_KEPT"
+			info "base results kept in ${BASE_KEPT#"$TOP"/}"
+		 fi
 		 {
 			echo "# make regress (scripts/regress.sh), $(date -u +%Y-%m-%d)"
 			echo "# series: $(git -C "$R/series/linux" rev-list --count base..HEAD) patches on $BASE_PKG $BASE_VERSION, tree HEAD $(git -C "$R/series/linux" rev-parse --short HEAD)"
