@@ -17,8 +17,9 @@
 #   needs running once: a new series only needs the series side).
 # Environment: REGRESS_TIMEOUT (guest timeout per suite run, s, default 5400),
 # REGRESS_DENY (extra test_progs -d patterns, comma-separated),
-# REGRESS_PARALLEL (1: test_progs and ftracetest in two guests side by
-# side, the default with two or more CPUs).
+# REGRESS_PARALLEL (1, the default with two or more CPUs: two guests at a
+# time, the two sides side by side in the step run, a side's test_progs and
+# ftracetest side by side in run-base or run-series).
 # Output: build/regress/{base,series}/ (trees, builds, logs) and
 # build/regress/result.txt; the last one is committed as
 # selftests/regress-result.txt, the base side's results as
@@ -92,10 +93,16 @@ configure() {
 	echo "$stamp" >"$kout/.config.stamp"
 }
 
+# The two sides' trees and builds sit at the same relative places under $R
+# (base/linux and base/kbuild, series/linux and series/kbuild): with $R as
+# ccache's base directory and the directory left out of the hash, the
+# series build reuses the base build's objects for the files the series
+# does not change (their debug info then names the base side's directory).
 kmake() {
 	local tree=$1 kout=$2
 	shift 2
-	make -s -C "$tree" O="$kout" CC="ccache gcc" HOSTCC="ccache gcc" -j"$JOBS" "$@"
+	CCACHE_BASEDIR=$R CCACHE_NOHASHDIR=1 \
+		make -s -C "$tree" O="$kout" CC="ccache gcc" HOSTCC="ccache gcc" -j"$JOBS" "$@"
 }
 
 # Debian's 6.12 tree has prog_tests whose BPF programs were not backported
@@ -164,8 +171,10 @@ build_one() {
 # they are skipped on both kernels alike.
 DENY="${REGRESS_DENY:-}"
 
+# run_one SIDE [PAR]: both suites on one side's kernel; PAR 1 runs them in
+# two guests side by side, 0 one after the other.
 run_one() {
-	local which=$1 tree kout st out rc
+	local which=$1 par=${2:-$parallel} tree kout st out rc
 	tree=$(tree_of "$which")
 	kout=$R/$which/kbuild
 	st=$kout/selftests
@@ -202,7 +211,7 @@ run_one() {
 	# The two suites are independent and each guest has one vCPU: with two
 	# host CPUs they run side by side (REGRESS_PARALLEL=0: one after the
 	# other).
-	if [ "$parallel" = 1 ]; then
+	if [ "$par" = 1 ]; then
 		info "$which: test_progs (every test in its own test_progs, timeout 300 s each) and ftracetest, side by side"
 		run_progs &
 		local pid=$!
@@ -395,8 +404,17 @@ for s in "${steps[@]}"; do
 	       timed "build-series" build_one series ;;
 	build-base) make_base_tree; timed "build-base" build_one base ;;
 	build-series) make_base_tree; make_series_tree; timed "build-series" build_one series ;;
-	run) timed "run-base" run_one base
-	     timed "run-series" run_one series ;;
+	# Both sides: with two CPUs, the two kernels in two guests side by
+	# side, each running its suites one after the other.
+	run) if [ "$parallel" = 1 ]; then
+		timed "run-base" run_one base 0 &
+		pid=$!
+		timed "run-series" run_one series 0
+		wait "$pid"
+	     else
+		timed "run-base" run_one base
+		timed "run-series" run_one series
+	     fi ;;
 	run-base) timed "run-base" run_one base ;;
 	run-series) timed "run-series" run_one series ;;
 	compare) rc=0
