@@ -5,7 +5,6 @@ bench summary of the 1 s and the 3 s run), COUNTS the plugin's marks.
 Writes DIR/NAME.txt, DIR/NAME.csv, DIR/NAME.png and prints the table."""
 import argparse
 import os
-import re
 
 import benchplot
 
@@ -17,17 +16,10 @@ ap.add_argument("counts")
 a = ap.parse_args()
 
 # The bench's rates, per case: [1 s run, 3 s run]
-rates, cases, cur = {}, [], None
+bench = benchplot.CaseRates()
 for line in open(a.out, errors="replace"):
-    m = re.match(r"== (\S+)", line)
-    if m:
-        cur = m.group(1)
-        cases.append(cur)
-        rates[cur] = []
-        continue
-    m = re.search(r"hits\s+([0-9.]+)", line)
-    if m and cur:
-        rates[cur].append(float(m.group(1)))
+    bench.feed(line)
+rates, cases = bench.rates, bench.cases
 
 # The plugin's counts at each mark (range 0: the kernel)
 marks, m = [], None

@@ -19,6 +19,8 @@ import bisect
 import re
 import sys
 
+import benchplot
+
 args = sys.argv[1:]
 blocks_of = None
 attach = False
@@ -33,7 +35,7 @@ if len(args) != 3:
     sys.exit("usage: profile-report.py [--attach] [--blocks SYMBOL] OUT COUNTS SYSTEM_MAP")
 out_path, counts_path, map_path = args
 
-rates, cases, cur, syms = {}, [], None, []
+bench, syms = benchplot.CaseRates(), []
 in_kallsyms = False
 for line in open(out_path, errors="replace"):
     if line.startswith("%% kallsyms"):
@@ -44,15 +46,8 @@ for line in open(out_path, errors="replace"):
         if len(f) >= 4 and re.fullmatch(r"[0-9a-f]{16}", f[0]):
             syms.append((int(f[0], 16), f[2] + " " + f[3]))
         continue
-    m = re.match(r"== (\S+)", line)
-    if m:
-        cur = m.group(1)
-        cases.append(cur)
-        rates[cur] = []
-        continue
-    m = re.search(r"hits\s+([0-9.]+)", line)
-    if m and cur:
-        rates[cur].append(float(m.group(1)))
+    bench.feed(line)
+rates, cases = bench.rates, bench.cases
 
 for line in open(map_path):
     f = line.split()
