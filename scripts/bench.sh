@@ -18,7 +18,7 @@
 # preemption model and mitigations). Each table says which one it is from
 # (results named *-icount.* and *-distro-icount.*).
 # Environment: MODES="icount wall" (default icount; icount: -icount shift=0,
-#   one vCPU, deterministic; wall: TCG, all vCPUs), NOBUILD=1 skips the builds,
+#   one vCPU, deterministic; wall: TCG, all vCPUs; none: no trigger run), NOBUILD=1 skips the builds,
 #   KERNELS="normal distro" (the default) or either one.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
@@ -37,6 +37,8 @@ if [ -z "${BENCH_FLAVOR:-}" ]; then
 fi
 
 modes=${MODES:-icount}
+# MODES=none: no trigger run (only the parts below, for instance the attach bench)
+[ "$modes" = none ] && modes=
 cases=("$@")
 if [ ${#cases[@]} -eq 0 ]; then
 	mapfile -t cases < <(sed 's/#.*//' "$TOP/bench/cases.txt" | awk 'NF {print $1}')
