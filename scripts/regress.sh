@@ -159,10 +159,13 @@ build_one() {
 	# The ftrace samples ftracetest loads (ftrace-direct*.ko) are modules of
 	# this kernel: built above with CONFIG_SAMPLES; so is the livepatch
 	# that the series' tracing_multi_livepatch loads from test_progs'
-	# directory (as scripts/selftests-build.sh puts it there).
-	if [ -f "$kout/samples/livepatch/livepatch-sample.ko" ]; then
-		cp "$kout/samples/livepatch/livepatch-sample.ko" "$st/"
-	fi
+	# directory (as scripts/selftests-build.sh puts it there), and the
+	# ftrace-direct sample that tracing_multi_checks/ftrace_direct loads.
+	for m in livepatch/livepatch-sample.ko ftrace/ftrace-direct.ko; do
+		if [ -f "$kout/samples/$m" ]; then
+			cp "$kout/samples/$m" "$st/"
+		fi
+	done
 	info "$which: built"
 }
 

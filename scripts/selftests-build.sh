@@ -33,4 +33,19 @@ if [ -f "$lp" ]; then
 else
 	rm -f "$STOUT/livepatch-sample.ko"
 fi
+# The other direct ftrace user tracing_multi_checks/ftrace_direct loads:
+# samples/ftrace/ftrace-direct.c, built as a module of this kernel out of
+# the tree (the config builds no ftrace sample, and the regression run's
+# config hash stays as it is)
+dm=$BUILD/ftrace-direct-mod
+rm -rf "$dm" && mkdir -p "$dm"
+cp "$TREE/samples/ftrace/ftrace-direct.c" "$dm/"
+echo 'obj-m := ftrace-direct.o' >"$dm/Kbuild"
+if make -s -C "$KOUT" M="$dm" modules >"$dm/build.log" 2>&1; then
+	cp "$dm/ftrace-direct.ko" "$STOUT/"
+else
+	rm -f "$STOUT/ftrace-direct.ko"
+	grep -aE 'error|Error' "$dm/build.log" | head -n 10 >&2
+	die "ftrace-direct sample module build failed, full log: $dm/build.log"
+fi
 info "built ${targets[*]##*/}"
