@@ -84,7 +84,8 @@ if sites:
         out.append("%-36s %9s %11s %9s  %s" % (kv["site"], kv["count"], kv["bytes"],
                    kv["per_func"], what.get(kv["site"], "")))
     # vmalloc is not in the kmem events: VmallocUsed's growth in the same
-    # attach (the link's target array, past a few pages)
+    # attach (what is past a page or a few: the kfunc_md table, the link's
+    # arrays of sites, BTF ids and cookies)
     mem = [l for l in extra if "kind=fentry_multi" in l and "vmalloc_kb=" in l]
     tot = [kv for kv in sites if kv["site"] == "(total)"]
     if mem and tot:
@@ -92,7 +93,7 @@ if sites:
         n = int(s0["n"])
         vb = int(mkv["vmalloc_kb"]) * 1024
         out.append("%-36s %9s %11d %9.1f  %s" % ("(vmalloc, VmallocUsed)", "-", vb, vb / n,
-                   "link targets"))
+                   "kfunc_md table, the link's arrays"))
         out.append("%-36s %9s %11d %9.1f" % ("(slab + vmalloc)", "-", int(tot[0]["bytes"]) + vb,
                    (int(tot[0]["bytes"]) + vb) / n))
 text = "\n".join(benchplot.kernel_lines() + out) + "\n"
