@@ -37,7 +37,7 @@ fi
 # samples/ftrace/ftrace-direct.c, built as a module of this kernel out of
 # the tree (the config builds no ftrace sample, and the regression run's
 # config hash stays as it is)
-dm=$BUILD/ftrace-direct-mod
+dm=$KOUT/ftrace-direct-mod
 rm -rf "$dm" && mkdir -p "$dm"
 cp "$TREE/samples/ftrace/ftrace-direct.c" "$dm/"
 echo 'obj-m := ftrace-direct.o' >"$dm/Kbuild"

@@ -186,18 +186,25 @@ pat='WARNING:|BUG:|Oops|general protection fault|Kernel panic|KASAN:|UBSAN:|'
 pat+='possible recursive locking|circular locking|inconsistent lock state|'
 pat+='suspicious RCU usage|detected stall|soft lockup|hung_task|kmemleak: suspected|'
 pat+='unreferenced object|Call Trace:'
-# A failure that fault injection forced (should_fail_ex() in the backtrace)
-# makes the allocator print warn_alloc()'s backtrace: the test asked for
-# it, so that backtrace alone is not a report. Every other one is.
+# A failure that fault injection forced makes the allocator print
+# warn_alloc()'s backtrace: the test asked for it, so that backtrace alone
+# is not a report. Such a failure is known by should_fail_ex() in the
+# backtrace, or, as a failure deeper in the call chain may have left no
+# trace of it (vmalloc's "vm_struct allocation failed"), by the test's
+# own kernel log lines around its fault injection ("injecting allocation
+# failures", "no more injected allocation failures"). Every other
+# backtrace is a report.
 console_reports() {
 	awk '
 	function flush() {
-		if (blk ~ /warn_alloc/ && blk ~ /should_fail_ex/)
+		if (blk ~ /warn_alloc/ && (blk ~ /should_fail_ex/ || faults))
 			injected++
 		else
 			printf "%s", blk
 		inblk = 0
 	}
+	/no more injected allocation failures/ { faults = 0 }
+	/injecting allocation failures/ { faults = 1 }
 	/Call Trace:/ { if (inblk) flush(); blk = $0 "\n"; inblk = 1; n = 0; next }
 	inblk { blk = blk $0 "\n"; if (++n > 60 || /<\/TASK>/) flush(); next }
 	{ print }
