@@ -83,12 +83,15 @@ for line in open(counts_path):
             s = f[1]
         m[s] = m.get(s, 0) + int(f[2])
 if attach:
-    m = re.search(r"kind=one_func_marks rounds=(\d+) funcs=(\d+) links=(\S+)",
+    m = re.search(r"kind=one_func_marks rounds=(\d+) funcs=(\d+)(?: busy=(\d+))? links=(\S+)",
                   open(out_path, errors="replace").read())
     if not m:
         sys.exit("profile-report: no 'kind=one_func_marks rounds=R funcs=N links=...' line in %s"
                  % out_path)
-    rounds, nfuncs, kinds = int(m.group(1)), int(m.group(2)), m.group(3).split(",")
+    rounds, nfuncs, kinds = int(m.group(1)), int(m.group(2)), m.group(4).split(",")
+    busy = int(m.group(3) or 0)
+    if busy:
+        print("(another fentry.multi link traces %d functions meanwhile)\n" % busy)
     if len(marks) < 1 + 2 * rounds * len(kinds):
         sys.exit("profile-report: %d marks for %d rounds of %d links" % (len(marks), rounds, len(kinds)))
     totals = []
