@@ -56,6 +56,26 @@ for n in ns:
     s += " %12s" % ("%.3f" % (float(fm["attach_ms"]) / float(km["attach_ms"]))
                     if fm and km and float(km["attach_ms"]) else "-")
     out.append(s)
+last = sorted(n for n, k in rows if k == "fentry_multi_last")
+if last:
+    # the same kinds on the last N functions of the list (BTF order: late in
+    # kallsyms), where resolving names by walking kallsyms costs the most
+    out += ["", "the last N functions of the list (late in kallsyms)", ""]
+    out.append("%8s %14s %14s %14s %14s %12s" % ("N", "fentry_multi att", "fentry_multi det",
+                                                "kprobe_multi att", "kprobe_multi det",
+                                                "att fm/km"))
+    for n in last:
+        fm, km = rows.get((n, "fentry_multi_last")), rows.get((n, "kprobe_multi_last"))
+        s = "%8d" % n
+        for k, r in (("fentry_multi_last", fm), ("kprobe_multi_last", km)):
+            if r:
+                s += " %14s %14s" % (r["attach_ms"], r["detach_ms"])
+                csv.append("%d,%s,%s,%s" % (n, k, r["attach_ms"], r["detach_ms"]))
+            else:
+                s += " %14s %14s" % ("-", "-")
+        s += " %12s" % ("%.3f" % (float(fm["attach_ms"]) / float(km["attach_ms"]))
+                        if fm and km and float(km["attach_ms"]) else "-")
+        out.append(s)
 if extra:
     out.append("")
     out += extra
