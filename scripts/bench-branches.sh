@@ -10,7 +10,8 @@
 # by the operations the bench counted in them. Setup, attach, teardown and
 # the marks themselves cancel out.
 # Usage: scripts/bench-branches.sh NAME CASE...   (writes
-#   bench/results/NAME.{txt,csv,png}; called by scripts/bench.sh)
+#   bench/results/NAME.{txt,csv,png}, or OUTDIR/NAME.*; called by
+#   scripts/bench.sh and scripts/check.sh)
 # PROF=1 also writes bench/results/NAME-profile.txt: each case's kernel
 # instructions per op by symbol (scripts/profile-report.py), and the
 # difference between consecutive cases, so that two cases given one after
@@ -43,7 +44,9 @@ fi
 VM_PLUGIN="$BUILD/bcm/branchcost.so,out=$counts,mark=20000000,range=ffff800000000000:ffffffffffffffff$prof" \
 	"$TOP/scripts/vm.sh" --mode icount --run "$run" --timeout "${VM_TIMEOUT:-3000}" -- \
 	bash -c "$cmd" >/dev/null || die "the branch-cost runs failed (logs in $run)"
-python3 "$TOP/scripts/branches-report.py" --name "$name" --outdir "$TOP/bench/results" \
+outdir=${OUTDIR:-$TOP/bench/results}
+mkdir -p "$outdir"
+python3 "$TOP/scripts/branches-report.py" --name "$name" --outdir "$outdir" \
 	"$run/out.log" "$counts"
 if [ -n "$prof" ]; then
 	python3 "$TOP/scripts/profile-report.py" "$run/out.log" "$counts" "$KOUT/System.map" \

@@ -8,7 +8,9 @@
 # ALONE=0 skips the run of each test alone; VM_PRE="cmd" runs cmd in the
 # guest first;
 # TESTS_TXT=file replaces selftests/tests.txt; FUNCSTAT=0 skips the example
-# tool's test; BCM=0 skips the branch-cost model's test.
+# tool's test; BCM=0 skips the branch-cost model's test; BRANCHES=0 skips
+# the comparison of multi-link and plain trigger cases under that model
+# (not run with DEBUG=1: the debug kernel's counts say nothing).
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -167,6 +169,43 @@ if [ "${BCM:-1}" = 1 ]; then
 	if ! grep -q '^[0-9]* passed, [0-9]* failed' <<<"$out"; then
 		echo "$out" | tail -n 20 | sed 's/^/  /'
 		fail "branch-cost model: its test did not complete (exit $rc)"
+	fi
+fi
+
+# 9. Under that model, on the bench kernel: fentry.multi, fexit.multi and
+#    fmod_ret.multi cost no more than plain fentry, fexit and fmod_ret, in
+#    instructions, mispredicted returns, indirect branches and mispredicted
+#    indirect branches per call (issue 13's bar; figures: make bench).
+#    icount makes the counts deterministic; the branch columns are averages
+#    over a run and get 0.05 of slack.
+if [ "${BRANCHES:-1}" = 1 ] && [ "$DEBUG" != 1 ]; then
+	bdir=$BUILD/check-branches
+	if OUTDIR=$bdir "$TOP/scripts/bench-branches.sh" check fentry fentry-multi \
+		fexit fexit-multi fmodret fmodret-multi >"$BUILD/check-branches.log" 2>&1; then
+		out=$(python3 - "$bdir/check.csv" <<'PY'
+import csv, sys
+rows = {r["case"]: r for r in csv.DictReader(open(sys.argv[1]))}
+cols = (("insn", 0.0), ("ret_miss", 0.05), ("ind", 0.05), ("ind_miss", 0.05))
+for plain in ("fentry", "fexit", "fmodret"):
+    multi = plain + "-multi"
+    if plain not in rows or multi not in rows:
+        print(f"FAIL {multi} vs {plain}: not measured")
+        continue
+    for col, slack in cols:
+        m, p = float(rows[multi][col]), float(rows[plain][col])
+        verdict = "ok" if m <= p + slack else "FAIL"
+        print(f"{verdict} {multi} vs {plain}: {col}/op {m:.2f} (plain {p:.2f})")
+PY
+)
+		while IFS= read -r line; do
+			case "$line" in
+			"ok "*) pass "branch costs: ${line#ok }" ;;
+			"FAIL "*) fail "branch costs: ${line#FAIL }" ;;
+			esac
+		done <<<"$out"
+	else
+		tail -n 20 "$BUILD/check-branches.log" | sed 's/^/  /'
+		fail "branch costs: the runs did not complete (log: build/check-branches.log)"
 	fi
 fi
 finish
