@@ -203,6 +203,9 @@ PY
 			"FAIL "*) fail "branch costs: ${line#FAIL }" ;;
 			esac
 		done <<<"$out"
+		# 3 pairs x 4 columns, or the comparison did not run in full
+		[ "$(grep -c '^\(ok\|FAIL\) ' <<<"$out")" = 12 ] ||
+			fail "branch costs: $(grep -c '^\(ok\|FAIL\) ' <<<"$out") of 12 comparisons made (no $bdir/check.csv?)"
 	else
 		tail -n 20 "$BUILD/check-branches.log" | sed 's/^/  /'
 		fail "branch costs: the runs did not complete (log: build/check-branches.log)"
