@@ -18,6 +18,7 @@ help:
 	@echo "make build-each     build every commit of the series on its own (bisectability)"
 	@echo "make regress        full test_progs + ftracetest on the base and on the series, same config: prints what regressed (long)"
 	@echo "make bcm-selftest   the branch-cost model (TCG plugin) against hand-counted branch sequences"
+	@echo "make rewrites       per patch, the lines it deletes that an earlier patch of the series added"
 	@echo "make deps | tree | build | selftests | export"
 
 deps:
@@ -52,3 +53,5 @@ regress: tree
 	scripts/regress.sh
 bcm-selftest:
 	scripts/bcm-selftest.sh
+rewrites: tree
+	scripts/series-rewrites.py

@@ -21,8 +21,18 @@ t0=$(date +%s)
 pass() { echo "PASS $*" >>"$results"; echo "check: PASS $*"; }
 fail() { echo "FAIL $*" >>"$results"; echo "check: FAIL $*" >&2; }
 skip() { echo "SKIP $*" >>"$results"; echo "check: SKIP $*"; }
+# Each step's time, printed at the end: mark NAME ends the step before it
+step_times=()
+step_name="" step_t0=$t0
+mark() {
+	local now
+	now=$(date +%s)
+	[ -n "$step_name" ] && step_times+=("$(printf '%-28s %5ss' "$step_name" $((now - step_t0)))")
+	step_name=$1 step_t0=$now
+}
 finish() {
-	local p f s
+	local p f s t
+	mark ""
 	p=$(grep -c '^PASS' "$results")
 	f=$(grep -c '^FAIL' "$results")
 	s=$(grep -c '^SKIP' "$results")
@@ -32,6 +42,8 @@ finish() {
 		grep '^FAIL' "$results" | sed 's/^/  /'
 	fi
 	[ "$s" -gt 0 ] && { echo "check: skipped (not counted as passed):"; grep '^SKIP' "$results" | sed 's/^/  /'; }
+	echo "check: step times:"
+	for t in "${step_times[@]}"; do echo "  $t"; done
 	echo "check: took $(( $(date +%s) - t0 ))s"
 	if [ "$s" -gt 0 ]; then
 		echo "$p passed, $f failed, $s skipped"
@@ -42,12 +54,14 @@ finish() {
 	exit
 }
 
+mark 'deps'
 # 1. Dependencies.
 if ! "$TOP/scripts/deps.sh"; then
 	fail "deps: installing the dependencies failed"
 	finish
 fi
 
+mark 'series applies'
 # 2. The series applies to the pinned base.
 if "$TOP/scripts/tree.sh"; then
 	pass "series applies to $BASE_PKG $BASE_VERSION ($(git -C "$TREE" rev-list --count base..HEAD) patches)"
@@ -56,6 +70,7 @@ else
 	finish
 fi
 
+mark 'checkpatch'
 # 3. checkpatch --strict on every patch.
 shopt -s nullglob
 for p in "$TOP"/patches/[0-9]*.patch; do
@@ -72,6 +87,7 @@ for p in "$TOP"/patches/[0-9]*.patch; do
 	fi
 done
 
+mark 'kernel and selftests builds'
 # 4. Builds.
 if "$TOP/scripts/build.sh"; then
 	pass "kernel build"
@@ -86,6 +102,7 @@ else
 	finish
 fi
 
+mark 'tests in the VM'
 # 5. The listed tests in the VM.
 tests=${TESTS:-$(sed 's/#.*//' "$TESTS_TXT" | awk 'NF && $1 !~ /^[!~]/ {print $1}' | paste -sd, -)}
 deny=$(sed 's/#.*//' "$TESTS_TXT" | awk 'NF && $1 ~ /^!/ {print substr($1, 2)}' | paste -sd, -)
@@ -108,6 +125,7 @@ else
 	fail "vm: the guest crashed, hung or the kernel reported a problem (console: $run/console.log)"
 fi
 
+mark 'each test alone'
 # 6. Every listed test passes when run alone, in a test_progs of its own: no
 #    state left by an earlier test (kallsyms loaded, a module loaded, a
 #    link kept) may be what makes it pass. The stress test runs 10 s here.
@@ -138,6 +156,7 @@ if [ "${ALONE:-1}" = 1 ] && [ -z "${TESTS:-}" ]; then
 	fi
 fi
 
+mark 'funcstat'
 # 7. The example tool, tools/funcstat, against a known workload in the VM:
 #    every "ok"/"FAIL" line of funcstat-test.sh counts.
 if [ "${FUNCSTAT:-1}" = 1 ]; then
@@ -155,6 +174,7 @@ if [ "${FUNCSTAT:-1}" = 1 ]; then
 	fi
 fi
 
+mark 'branch-cost model self-test'
 # 8. The branch-cost model of make bench (a TCG plugin) against branch
 #    sequences whose counts are known by hand: one line per sequence.
 if [ "${BCM:-1}" = 1 ]; then
@@ -172,6 +192,7 @@ if [ "${BCM:-1}" = 1 ]; then
 	fi
 fi
 
+mark 'branch-cost comparison'
 # 9. Under that model, on the bench kernel: fentry.multi, fexit.multi and
 #    fmod_ret.multi cost no more than plain fentry, fexit and fmod_ret, in
 #    instructions, mispredicted returns, indirect branches and mispredicted

@@ -1,0 +1,90 @@
+#!/usr/bin/env python3
+"""Count, per patch of the series, the lines it deletes (or changes) that an
+earlier patch of the series added: the lines of each hunk's old side are
+blamed on the patch's parent commit, and those whose origin is a commit of
+the series count. A series that introduces its code in its final form has
+none outside its performance part (issue 29).
+
+Usage: scripts/series-rewrites.py [TREE] [--perf-from N] [--check]
+  TREE         the kernel tree (default build/linux), series = base..HEAD
+  --perf-from  the number of the first patch of the performance part,
+               whose patches may rewrite earlier code (default: none)
+  --check      exit 1 if a patch before the performance part rewrites any
+Prints one line per patch that rewrites lines: its number, the count, and
+the patches the lines came from; then a total.
+"""
+import collections
+import os
+import re
+import subprocess
+import sys
+
+
+def git(tree, *args):
+    return subprocess.run(["git", "-C", tree, *args], check=True,
+                          capture_output=True, text=True).stdout
+
+
+def main():
+    args = sys.argv[1:]
+    check = "--check" in args
+    perf_from = None
+    if "--perf-from" in args:
+        i = args.index("--perf-from")
+        try:
+            perf_from = int(args[i + 1])
+        except (IndexError, ValueError):
+            sys.exit("series-rewrites: --perf-from needs a patch number")
+        del args[i:i + 2]
+    args = [a for a in args if a != "--check"]
+    top = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    tree = args[0] if args else os.path.join(top, "build", "linux")
+    if not os.path.isdir(os.path.join(tree, ".git")):
+        sys.exit(f"series-rewrites: no git tree at {tree}")
+
+    commits = git(tree, "rev-list", "--reverse", "base..HEAD").split()
+    number = {c: i + 1 for i, c in enumerate(commits)}
+    hunk = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+")
+    total = bad = 0
+    for c in commits:
+        n = number[c]
+        origins = collections.Counter()
+        diff = git(tree, "diff", "-U0", "--no-renames", f"{c}^", c)
+        path = None
+        for line in diff.splitlines():
+            if line.startswith("--- "):
+                path = line[6:] if line.startswith("--- a/") else None
+                continue
+            m = hunk.match(line)
+            if not m or path is None:
+                continue
+            start, count = int(m.group(1)), int(m.group(2) or "1")
+            if count == 0:
+                continue
+            blame = git(tree, "blame", "--porcelain", "-L",
+                        f"{start},+{count}", f"{c}^", "--", path)
+            for bl in blame.splitlines():
+                parts = bl.split()
+                if (len(parts) >= 3 and len(parts[0]) == 40 and
+                        parts[0] in number):
+                    origins[number[parts[0]]] += 1
+        cnt = sum(origins.values())
+        if not cnt:
+            continue
+        total += cnt
+        in_perf = perf_from is not None and n >= perf_from
+        if not in_perf:
+            bad += cnt
+        subject = git(tree, "log", "-1", "--format=%s", c).strip()
+        frm = ", ".join(f"{o}: {k}" for o, k in sorted(origins.items()))
+        tag = " (performance part)" if in_perf else ""
+        print(f"{n:3d} {cnt:5d} lines of earlier patches{tag}  {subject}")
+        print(f"            from patch (lines): {frm}")
+    print(f"series-rewrites: {total} lines deleted or changed that the series "
+          f"added, {bad} outside the performance part")
+    if check and bad:
+        sys.exit(1)
+
+
+if __name__ == "__main__":
+    main()
