@@ -4,7 +4,7 @@
 SHELL := /bin/bash
 export DEBUG
 
-.PHONY: help deps tree build selftests check bench export vm test bench-case funcstat funcstat-test build-each bpftool-show regress bcm-selftest
+.PHONY: help deps tree build selftests check bench export vm test bench-case funcstat funcstat-test build-each bpftool-show regress bcm-selftest rewrites
 
 help:
 	@echo "make check          host checks, builds, listed selftests in the VM (DEBUG=1: debug kernel)"
