@@ -8,7 +8,9 @@ none outside its performance part (issue 29).
 Usage: scripts/series-rewrites.py [TREE] [--perf-from N] [--check]
   TREE         the kernel tree (default build/linux), series = base..HEAD
   --perf-from  the number of the first patch of the performance part,
-               whose patches may rewrite earlier code (default: none)
+               whose patches may rewrite earlier code (default: the
+               patches whose message says "Performance part of the
+               series", which come last)
   --check      exit 1 if a patch before the performance part rewrites any
 Prints one line per patch that rewrites lines: its number, the count, and
 the patches the lines came from; then a total.
@@ -18,6 +20,9 @@ import os
 import re
 import subprocess
 import sys
+
+
+PERF_MARK = "Performance part of the series"
 
 
 def git(tree, *args):
@@ -43,6 +48,11 @@ def main():
         sys.exit(f"series-rewrites: no git tree at {tree}")
 
     commits = git(tree, "rev-list", "--reverse", "base..HEAD").split()
+    perf = set()
+    if perf_from is None:
+        for c in commits:
+            if PERF_MARK in git(tree, "log", "-1", "--format=%B", c):
+                perf.add(c)
     number = {c: i + 1 for i, c in enumerate(commits)}
     hunk = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+")
     total = bad = 0
@@ -72,7 +82,10 @@ def main():
         if not cnt:
             continue
         total += cnt
-        in_perf = perf_from is not None and n >= perf_from
+        if perf_from is not None:
+            in_perf = n >= perf_from
+        else:
+            in_perf = c in perf
         if not in_perf:
             bad += cnt
         subject = git(tree, "log", "-1", "--format=%s", c).strip()
