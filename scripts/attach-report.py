@@ -18,12 +18,14 @@ ap.add_argument("--mode", required=True)
 ap.add_argument("raw")
 a = ap.parse_args()
 
-rows, extra, one, sites = {}, [], [], []
+rows, extra, one, sites, contend = {}, [], [], [], []
 for line in open(a.raw, errors="replace"):
     if not line.startswith("tracing_multi_bench:"):
         continue
     kv = dict(w.split("=", 1) for w in line.split()[1:] if "=" in w)
-    if "attach_ms" in kv and "kind" in kv:
+    if kv.get("kind") == "contend":
+        contend.append(kv)
+    elif "attach_ms" in kv and "kind" in kv:
         rows[(int(kv["n"]), kv["kind"])] = kv
     elif kv.get("kind") == "one_func":
         one.append(kv)
@@ -85,6 +87,16 @@ if one:
     for kv in one:
         out.append("%8s %14s %14s %14s %14s" % (kv["traced"], kv["multi_attach_ms"],
                    kv["multi_detach_ms"], kv["plain_attach_ms"], kv["plain_detach_ms"]))
+if contend:
+    out += ["", "a plain fentry link on one function, alone (idle) and while another thread"
+            " attaches and detaches a link", "on all %s other functions in a loop (ms, mean of 20;"
+            " the plain side at SCHED_FIFO)" % contend[0]["funcs"], "",
+            "%14s %7s %9s %9s %9s %9s %9s %9s" % ("with", "cycles", "idle att", "idle det",
+                                                  "att", "det", "att max", "att/idle")]
+    for kv in contend:
+        out.append("%14s %7s %9s %9s %9s %9s %9s %9s" % (
+            kv["with"], kv["cycles"], kv["idle_attach_ms"], kv["idle_detach_ms"],
+            kv["attach_ms"], kv["detach_ms"], kv["attach_max_ms"], kv["attach_ratio"]))
 if sites:
     # the structure each allocation site allocates (of the sites seen so far)
     what = {
