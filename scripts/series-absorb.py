@@ -10,6 +10,10 @@ Usage: scripts/series-absorb.py [--dry-run] [TREE]
   TREE       the kernel tree (default build/linux); its HEAD branch is
              rewritten and the edits are then committed in it
   --dry-run  print where each hunk would go, change nothing
+  --pure     leave out (in the working tree) the hunks that would make a
+             patch change lines of an earlier one: those whose removed
+             lines come from several patches, and those whose context a
+             later patch changed
 
 A hunk whose lines are all of the base (not of the series) is refused. A
 hunk that does not apply to one of the trees it would go through (a later
@@ -57,20 +61,28 @@ def parse(diff):
     return files
 
 
+BLAME = {}
+# Context lines a hunk is applied with: fewer for one whose context a later
+# patch changed; CTX[i] is the index for hunk i
+CONTEXTS = ["-C3", "-C2", "-C1"]
+CTX = {}
+
+
 def origins(tree, number, path, start, count):
     """Patch numbers (0 for the base) of lines start..start+count-1 of HEAD"""
     if count <= 0:
         return []
-    out = git(tree, "blame", "--porcelain", "-L", f"{start},+{count}",
-              "HEAD", "--", path).stdout
-    res, cur = [], None
-    for bl in out.split("\n"):
-        p = bl.split()
-        if len(p) >= 3 and len(p[0]) == 40:
-            cur = number.get(p[0], 0)
-        elif bl.startswith("\t"):
-            res.append(cur)
-    return res
+    if path not in BLAME:
+        out = git(tree, "blame", "--porcelain", "HEAD", "--", path).stdout
+        res, cur = [], None
+        for bl in out.split("\n"):
+            p = bl.split()
+            if len(p) >= 3 and len(p[0]) == 40:
+                cur = number.get(p[0], 0)
+            elif bl.startswith("\t"):
+                res.append(cur)
+        BLAME[path] = res
+    return BLAME[path][start - 1:start - 1 + count]
 
 
 def target_of(tree, number, path, hunk, nlines):
@@ -90,17 +102,20 @@ def target_of(tree, number, path, hunk, nlines):
         got = []
         for ln in removed:
             got += origins(tree, number, path, ln, 1)
+        mixed = len(set(g for g in got if g)) > 1
     else:
         lo = max(1, old_start - 1)
         hi = min(nlines, old_start + 1)
         got = origins(tree, number, path, lo, hi - lo + 1)
-    return max(got) if got else 0
+        mixed = False
+    return (max(got) if got else 0), mixed
 
 
 def main():
     args = sys.argv[1:]
     dry = "--dry-run" in args
-    args = [a for a in args if a != "--dry-run"]
+    pure = "--pure" in args
+    args = [a for a in args if a not in ("--dry-run", "--pure")]
     top = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     tree = args[0] if args else os.path.join(top, "build", "linux")
     commits = git(tree, "rev-list", "--reverse", "base..HEAD").stdout.split()
@@ -116,34 +131,58 @@ def main():
     diff = git(tree, "diff", "HEAD").stdout
     files = parse(diff)
     # (target, path, header, hunk)
-    plan = []
+    plan, out = [], []
     for path, hdr, hunks in files:
         nlines = int(git(tree, "show", f"HEAD:{path}").stdout.count("\n"))
         for h in hunks:
-            t = target_of(tree, number, path, h, nlines)
+            t, mixed = target_of(tree, number, path, h, nlines)
             if t == 0:
                 sys.exit(f"series-absorb: {path} {h[0]}: the base's lines "
                          "only; make it a patch of its own")
+            if pure and mixed:
+                print(f"{path} {h[0].split('@@')[1].strip()}: lines of "
+                      "several patches, left out")
+                out.append((path, hdr, h))
+                continue
             plan.append((t, path, hdr, h))
     # A hunk whose context a later patch changed goes to the first patch
     # from which on it applies to every tree
     with tempfile.TemporaryDirectory() as tmp:
         env = dict(os.environ, GIT_INDEX_FILE=os.path.join(tmp, "index"))
+        first0 = min(t for t, *_ in plan)
+        target = [t for t, *_ in plan]
         for i, (t, path, hdr, h) in enumerate(plan):
-            dfile = os.path.join(tmp, "hunk")
-            with open(dfile, "w") as f:
+            with open(os.path.join(tmp, f"hunk{i}"), "w") as f:
                 f.write("\n".join(hdr + h) + "\n")
-            n = t
-            while n < len(commits):
-                git(tree, "read-tree", commits[n - 1], env=env)
-                if git(tree, "apply", "--cached", "--check", dfile, env=env,
-                       check=False).returncode:
-                    t = n + 1
-                n += 1
-            if t != plan[i][0]:
+        for n in range(first0, len(commits)):
+            git(tree, "read-tree", commits[n - 1], env=env)
+            for i, (t, path, hdr, h) in enumerate(plan):
+                if t > n or target[i] > n:
+                    continue
+                for c in CONTEXTS[CTX.get(i, 0):]:
+                    if not git(tree, "apply", "--cached", "--check", c,
+                               os.path.join(tmp, f"hunk{i}"), env=env,
+                               check=False).returncode:
+                        break
+                    # Less context from here on, for every tree
+                    CTX[i] = CTX.get(i, 0) + 1
+                else:
+                    target[i] = n + 1
+                    CTX[i] = 0
+        kept, kctx = [], {}
+        for i, (t, path, hdr, h) in enumerate(plan):
+            if target[i] != t:
                 print(f"{path} {h[0].split('@@')[1].strip()}: its context "
-                      f"changes up to patch {t - 1}")
-            plan[i] = (t, path, hdr, h)
+                      f"changes up to patch {target[i] - 1}"
+                      + (", left out" if pure else ""))
+                if pure:
+                    out.append((path, hdr, h))
+                    continue
+            kctx[len(kept)] = CTX.get(i, 0)
+            kept.append((target[i], path, hdr, h))
+        plan[:] = kept
+        CTX.clear()
+        CTX.update(kctx)
     for t, path, _, h in plan:
         subj = git(tree, "log", "-1", "--format=%s",
                    commits[t - 1]).stdout.strip()
@@ -155,31 +194,24 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         env = dict(os.environ, GIT_INDEX_FILE=os.path.join(tmp, "index"))
 
-        def diff_upto(n):
-            out = []
-            for path, hdr, hunks in files:
-                sel = [h for (t, p, _, h) in plan if p == path and t <= n]
-                if sel:
-                    out += hdr
-                    for h in sel:
-                        out += h
-            return "\n".join(out) + "\n" if out else ""
-
+        for i, (t, path, hdr, h) in enumerate(plan):
+            with open(os.path.join(tmp, f"hunk{i}"), "w") as f:
+                f.write("\n".join(hdr + h) + "\n")
         parent = git(tree, "rev-parse", f"{commits[0]}^").stdout.strip()
         for n, c in enumerate(commits, 1):
             t = git(tree, "rev-parse", f"{c}^{{tree}}").stdout.strip()
-            d = diff_upto(n) if n >= first else ""
-            if d:
-                dfile = os.path.join(tmp, f"d{n}")
-                with open(dfile, "w") as f:
-                    f.write(d)
+            todo = [i for i, p in enumerate(plan) if p[0] <= n]
+            if todo:
                 git(tree, "read-tree", c, env=env)
-                r = git(tree, "apply", "--cached", dfile, env=env,
-                        check=False)
-                if r.returncode:
-                    sys.exit(f"series-absorb: the edits do not apply to the "
-                             f"tree of patch {n}: {r.stderr.strip()}; "
-                             "nothing changed")
+                for i in todo:
+                    r = git(tree, "apply", "--cached",
+                            CONTEXTS[CTX.get(i, 0)],
+                            os.path.join(tmp, f"hunk{i}"), env=env,
+                            check=False)
+                    if r.returncode:
+                        sys.exit(f"series-absorb: the edits do not apply to "
+                                 f"the tree of patch {n}: "
+                                 f"{r.stderr.strip()}; nothing changed")
                 t = git(tree, "write-tree", env=env).stdout.strip()
             meta = git(tree, "log", "-1", "--format=%an%x00%ae%x00%aD%x00"
                        "%cn%x00%ce%x00%cD", c).stdout.strip().split("\0")
@@ -191,11 +223,20 @@ def main():
             msg = git(tree, "log", "-1", "--format=%B", c).stdout
             parent = git(tree, "commit-tree", t, "-p", parent, env=cenv,
                          inp=msg).stdout.strip()
-        # The new HEAD must be the edited working tree
+        # The new HEAD must be the edited working tree, but for the hunks
+        # left out
         git(tree, "read-tree", "HEAD", env=env)
         git(tree, "add", "-u", "-f", ".", env=env)
         want = git(tree, "write-tree", env=env).stdout.strip()
         got = git(tree, "rev-parse", f"{parent}^{{tree}}").stdout.strip()
+        if out:
+            dfile = os.path.join(tmp, "out")
+            with open(dfile, "w") as f:
+                f.write("\n".join(sum((hdr + h for _, hdr, h in out), []))
+                        + "\n")
+            git(tree, "read-tree", got, env=env)
+            git(tree, "apply", "--cached", dfile, env=env)
+            got = git(tree, "write-tree", env=env).stdout.strip()
         if want != got:
             sys.exit("series-absorb: the result differs from the edited "
                      "tree; nothing changed")
