@@ -28,6 +28,8 @@ import subprocess
 import sys
 import tempfile
 
+from series_lib import recommit
+
 HUNK = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
 
 
@@ -213,16 +215,7 @@ def main():
                                  f"the tree of patch {n}: "
                                  f"{r.stderr.strip()}; nothing changed")
                 t = git(tree, "write-tree", env=env).stdout.strip()
-            meta = git(tree, "log", "-1", "--format=%an%x00%ae%x00%aD%x00"
-                       "%cn%x00%ce%x00%cD", c).stdout.strip().split("\0")
-            cenv = dict(os.environ, GIT_AUTHOR_NAME=meta[0],
-                        GIT_AUTHOR_EMAIL=meta[1], GIT_AUTHOR_DATE=meta[2],
-                        GIT_COMMITTER_NAME=meta[3],
-                        GIT_COMMITTER_EMAIL=meta[4],
-                        GIT_COMMITTER_DATE=meta[5])
-            msg = git(tree, "log", "-1", "--format=%B", c).stdout
-            parent = git(tree, "commit-tree", t, "-p", parent, env=cenv,
-                         inp=msg).stdout.strip()
+            parent = recommit(tree, c, t, parent)
         # The new HEAD must be the edited working tree, but for the hunks
         # left out
         git(tree, "read-tree", "HEAD", env=env)

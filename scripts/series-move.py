@@ -23,6 +23,8 @@ import subprocess
 import sys
 import tempfile
 
+from series_lib import recommit
+
 
 def git(tree, *args, env=None, inp=None):
     r = subprocess.run(["git", "-C", tree, *args], capture_output=True,
@@ -66,16 +68,7 @@ def main():
                 t = git(tree, "write-tree", env=env)
             else:
                 t = git(tree, "rev-parse", f"{c}^{{tree}}")
-            meta = git(tree, "log", "-1", "--format=%an%x00%ae%x00%aD%x00"
-                       "%cn%x00%ce%x00%cD", c).split("\0")
-            cenv = dict(os.environ, GIT_AUTHOR_NAME=meta[0],
-                        GIT_AUTHOR_EMAIL=meta[1], GIT_AUTHOR_DATE=meta[2],
-                        GIT_COMMITTER_NAME=meta[3],
-                        GIT_COMMITTER_EMAIL=meta[4],
-                        GIT_COMMITTER_DATE=meta[5])
-            msg = git(tree, "log", "-1", "--format=%B", c)
-            parent = git(tree, "commit-tree", t, "-p", parent, env=cenv,
-                         inp=msg + "\n")
+            parent = recommit(tree, c, t, parent)
     if git(tree, "rev-parse", f"{parent}^{{tree}}") != \
             git(tree, "rev-parse", f"{old_head}^{{tree}}"):
         sys.exit("series-move: the final tree would differ; nothing changed")

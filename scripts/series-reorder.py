@@ -23,6 +23,8 @@ import subprocess
 import sys
 import tempfile
 
+from series_lib import recommit
+
 
 def git(tree, *args, env=None, inp=None):
     r = subprocess.run(["git", "-C", tree, *args], capture_output=True,
@@ -30,17 +32,6 @@ def git(tree, *args, env=None, inp=None):
     if r.returncode:
         sys.exit(f"series-reorder: git {' '.join(args)}: {r.stderr.strip()}")
     return r.stdout
-
-
-def commit(tree, src, t, parent):
-    meta = git(tree, "log", "-1", "--format=%an%x00%ae%x00%aD%x00"
-               "%cn%x00%ce%x00%cD", src).strip().split("\0")
-    env = dict(os.environ, GIT_AUTHOR_NAME=meta[0], GIT_AUTHOR_EMAIL=meta[1],
-               GIT_AUTHOR_DATE=meta[2], GIT_COMMITTER_NAME=meta[3],
-               GIT_COMMITTER_EMAIL=meta[4], GIT_COMMITTER_DATE=meta[5])
-    msg = git(tree, "log", "-1", "--format=%B", src)
-    return git(tree, "commit-tree", t, "-p", parent, env=env,
-               inp=msg).strip()
 
 
 def main():
@@ -114,8 +105,8 @@ def main():
             else:
                 t = git(tree, "rev-parse", f"{c}^{{tree}}").strip()
             if n == k + 1:
-                parent = commit(tree, moved, with_diff(base_k, k), parent)
-            parent = commit(tree, c, t, parent)
+                parent = recommit(tree, moved, with_diff(base_k, k), parent)
+            parent = recommit(tree, c, t, parent)
         if edit:
             git(tree, "worktree", "remove", "--force", wt)
     if git(tree, "rev-parse", f"{parent}^{{tree}}") != \

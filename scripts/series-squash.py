@@ -19,6 +19,8 @@ import os
 import subprocess
 import sys
 
+from series_lib import recommit
+
 
 def git(tree, *args, env=None, inp=None):
     r = subprocess.run(["git", "-C", tree, *args], capture_output=True,
@@ -56,16 +58,8 @@ def main():
         if first <= n < last:
             continue
         src = commits[first - 1] if n == last else c
-        meta = git(tree, "log", "-1", "--format=%an%x00%ae%x00%aD%x00"
-                   "%cn%x00%ce%x00%cD", src).split("\0")
-        env = dict(os.environ, GIT_AUTHOR_NAME=meta[0],
-                   GIT_AUTHOR_EMAIL=meta[1], GIT_AUTHOR_DATE=meta[2],
-                   GIT_COMMITTER_NAME=meta[3], GIT_COMMITTER_EMAIL=meta[4],
-                   GIT_COMMITTER_DATE=meta[5])
-        msg = message if n == last else git(tree, "log", "-1",
-                                            "--format=%B", c) + "\n"
-        parent = git(tree, "commit-tree", f"{c}^{{tree}}", "-p", parent,
-                     env=env, inp=msg)
+        parent = recommit(tree, src, git(tree, "rev-parse", f"{c}^{{tree}}"),
+                          parent, message if n == last else None)
     git(tree, "reset", "-q", "--hard", parent)
     print(f"series-squash: patches {first}-{last} squashed into patch "
           f"{first}; old HEAD {old_head}")
