@@ -14,7 +14,8 @@
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 
-results=$BUILD/check-results.txt
+# One file per kernel, so that a DEBUG=1 run beside a plain one counts its own
+results=$BUILD/check-results$([ "${DEBUG:-0}" = 1 ] && echo -debug).txt
 mkdir -p "$BUILD"
 : >"$results"
 t0=$(date +%s)
