@@ -22,13 +22,13 @@ for path in sys.argv[1:]:
 cases = [c for c in runs[0] if all(c in r for r in runs[1:])]
 if not cases:
     sys.exit("bench-compare.py: error: the runs have no case in common")
-print("%-18s %s %10s" % ("case", " ".join("%10s" % ("run%d" % (i + 1)) for i in range(len(runs))),
+print("%-20s %s %10s" % ("case", " ".join("%10s" % ("run%d" % (i + 1)) for i in range(len(runs))),
                          "max dev"))
 worst = 0.0
 for c in cases:
     base = runs[0][c]
     dev = max(abs(r[c] / base - 1) for r in runs[1:]) if base else float("nan")
     worst = max(worst, dev)
-    print("%-18s %s %9.3f%%" % (c, " ".join("%10.3f" % r[c] for r in runs), dev * 100))
+    print("%-20s %s %9.3f%%" % (c, " ".join("%10.3f" % r[c] for r in runs), dev * 100))
 print("largest deviation from run1: %.3f%% (%s)" %
       (worst * 100, ", ".join(os.path.basename(p) for p in sys.argv[1:])))

@@ -17,10 +17,11 @@ import sys
 RATIOS = [("fentry-multi", "fentry"), ("fentry-multi-all", "fentry-multi"),
           ("fexit-multi", "fexit"), ("fmodret-multi", "fmodret"),
           ("fentry-multi", "kprobe-multi"), ("fentry-multi-s", "fentry-s"),
-          ("fsession-multi", "fentry-fexit-multi")]
+          ("fsession-multi", "fentry-fexit-multi"),
+          ("fsession-multi-2", "fentry-fexit-multi-2"), ("fexit-multi-s", "fexit-s")]
 # Cases driven by a system call from user space: their hook cost is over
 # syscall-count, not kernel-count
-SYSCALL_CASES = {"fentry-s", "fentry-multi-s"}
+SYSCALL_CASES = {"fentry-s", "fentry-multi-s", "fexit-s", "fexit-multi-s"}
 
 ap = argparse.ArgumentParser()
 ap.add_argument("--mode", required=True, choices=["icount", "wall"])
@@ -42,14 +43,14 @@ fentry = mops.get("fentry")
 base = mops.get("kernel-count")
 
 out = []
-hdr = "%-18s %10s %8s %8s" % ("case", "M/s", "±", "/fentry")
+hdr = "%-20s %10s %8s %8s" % ("case", "M/s", "±", "/fentry")
 if a.mode == "icount":
     hdr += " %9s %9s" % ("insn/op", "hook")
 out.append(hdr)
 csv = ["case,mops,ratio_to_fentry,insn_per_op"]
 for c, v, sd in rows:
     ratio = v / fentry if fentry else float("nan")
-    s = "%-18s %10.3f %8.3f %8.3f" % (c, v, sd, ratio)
+    s = "%-20s %10.3f %8.3f %8.3f" % (c, v, sd, ratio)
     insn = 1000.0 / v if v else float("nan")
     if a.mode == "icount":
         b = mops.get("syscall-count") if c in SYSCALL_CASES else base
@@ -61,12 +62,12 @@ pairs = [(x, y) for x, y in RATIOS if x in mops and y in mops]
 if pairs:
     out.append("")
     for x, y in pairs:
-        out.append("%-32s %.4f" % ("%s / %s" % (x, y), mops[x] / mops[y]))
+        out.append("%-42s %.4f" % ("%s / %s" % (x, y), mops[x] / mops[y]))
 if a.mode == "icount":
     out.append("")
     out.append("insn/op = 1000 / (M/s) under -icount shift=0 (guest instructions per "
                "operation); hook = insn/op - kernel-count's insn/op (syscall-count's for "
-               "fentry-s and fentry-multi-s).")
+               "the sleepable cases: fentry-s, fexit-s and their -multi-s).")
 else:
     out.append("")
     out.append("wall-clock TCG figures: noisy, report beside icount figures only.")

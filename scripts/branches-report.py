@@ -52,20 +52,21 @@ cols = [("M/s", "mops", "%8.3f"), ("insn/op", "insn", "%8.1f"), ("kinsn/op", "in
         ("calls/op", "calls", "%9.2f"), ("rets/op", "rets", "%8.2f"),
         ("retmiss/op", "ret_miss", "%11.2f"), ("ind/op", "ind", "%7.2f"),
         ("indmiss/op", "ind_miss", "%11.2f")]
-out = ["%-18s" % "case" + "".join("%*s" % (len(f % 0), h) for h, k, f in cols)]
+out = ["%-20s" % "case" + "".join("%*s" % (len(f % 0), h) for h, k, f in cols)]
 csv = ["case," + ",".join(k for h, k, f in cols)]
 for c in cases:
-    out.append("%-18s" % c + "".join(f % rows[c][k] for h, k, f in cols))
+    out.append("%-20s" % c + "".join(f % rows[c][k] for h, k, f in cols))
     csv.append(c + "," + ",".join("%.4f" % rows[c][k] for h, k, f in cols))
 out.append("")
 pairs = [("fentry-multi", "fentry"), ("fexit-multi", "fexit"), ("fmodret-multi", "fmodret"),
          ("fentry-multi-all", "fentry"), ("fentry-multi-s", "fentry-s"),
-         ("fsession-multi", "fentry-fexit-multi")]
-out.append("%-34s %9s %9s %9s %9s" % ("multi vs plain (difference per op)", "insn", "retmiss",
+         ("fsession-multi", "fentry-fexit-multi"),
+         ("fsession-multi-2", "fentry-fexit-multi-2"), ("fexit-multi-s", "fexit-s")]
+out.append("%-42s %9s %9s %9s %9s" % ("multi vs plain (difference per op)", "insn", "retmiss",
                                        "ind", "indmiss"))
 for m, p in pairs:
     if m in rows and p in rows:
-        out.append("%-34s %+9.2f %+9.2f %+9.2f %+9.2f" % (
+        out.append("%-42s %+9.2f %+9.2f %+9.2f %+9.2f" % (
             "%s - %s" % (m, p), rows[m]["insn"] - rows[p]["insn"],
             rows[m]["ret_miss"] - rows[p]["ret_miss"], rows[m]["ind"] - rows[p]["ind"],
             rows[m]["ind_miss"] - rows[p]["ind_miss"]))
