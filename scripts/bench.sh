@@ -19,19 +19,21 @@
 # (results named *-icount.* and *-distro-icount.*).
 # Environment: MODES="icount wall" (default icount; icount: -icount shift=0,
 #   one vCPU, deterministic; wall: TCG, all vCPUs; none: no trigger run), NOBUILD=1 skips the builds,
-#   KERNELS="normal distro" (the default) or either one.
+#   KERNELS="normal distro" (the default) or either one, or cfi: the
+#   distribution-like kernel built with clang and kCFI (CFI=1, *-cfi-*).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 if [ -z "${BENCH_FLAVOR:-}" ]; then
 	for k in ${KERNELS:-normal distro}; do
 		case "$k" in
-		normal) d=0 ;;
-		distro) d=1 ;;
-		*) die "KERNELS: '$k' is neither normal nor distro" ;;
+		normal) d=0 c=0 ;;
+		distro) d=1 c=0 ;;
+		cfi) d=0 c=1 ;;
+		*) die "KERNELS: '$k' is none of normal, distro, cfi" ;;
 		esac
 		info "=== bench kernel: $k"
-		env -u KOUT -u STOUT BENCH_FLAVOR="$k" DISTRO=$d DEBUG=0 "$0" "$@"
+		env -u KOUT -u STOUT BENCH_FLAVOR="$k" DISTRO=$d CFI=$c DEBUG=0 "$0" "$@"
 	done
 	exit 0
 fi
@@ -62,6 +64,7 @@ preempt=none
 BENCH_KERNEL="$BENCH_FLAVOR ($KOUT/.config): preemption $preempt, CPU_MITIGATIONS=$(kcfg CPU_MITIGATIONS)"
 BENCH_KERNEL+=", builds retpolines=$(kcfg MITIGATION_RETPOLINE) return-thunks=$(kcfg MITIGATION_RETHUNK)"
 BENCH_KERNEL+=" call-depth-tracking=$(kcfg MITIGATION_CALL_DEPTH_TRACKING) IBT=$(kcfg X86_KERNEL_IBT)"
+BENCH_KERNEL+=" CFI_CLANG=$(kcfg CFI_CLANG)"
 vuln=$("$TOP/scripts/vm.sh" --mode icount --run "$BUILD/vm/bench-cpu" -- bash -c \
 	'cd /sys/devices/system/cpu/vulnerabilities && for f in spectre_v2 retbleed spec_rstack_overflow; do echo "$f: $(cat $f)"; done; grep -o -w -E "ibt|user_shstk" /proc/cpuinfo | sort -u | tr "\n" " "; echo' |
 	tr -d '\r' | grep -E '^(spectre_v2|retbleed|spec_rstack_overflow):' | paste -sd';' -) ||
@@ -76,6 +79,7 @@ export BENCH_KERNEL
 info "$BENCH_KERNEL"
 suffix=
 [ "$BENCH_FLAVOR" = distro ] && suffix=-distro
+[ "$BENCH_FLAVOR" = cfi ] && suffix=-cfi
 
 # run_bench_trigger.sh calls sudo; the guest runs as root and may lack it.
 shim=$BUILD/vm-shim

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Build the kernel in build/linux with output in build/kbuild (or
-# build/kbuild-debug with DEBUG=1, build/kbuild-distro with DISTRO=1).
-# Config = tinyconfig + kernel/config.fragment (+ kernel/config.debug or
-# kernel/config.distro). Uses ccache.
+# build/kbuild-debug with DEBUG=1, build/kbuild-distro with DISTRO=1,
+# build/kbuild-cfi with CFI=1). Config = tinyconfig + kernel/config.fragment
+# (+ kernel/config.debug, or kernel/config.distro, or kernel/config.distro
+# and kernel/config.cfi, built with clang). Uses ccache.
 # Usage: scripts/build.sh [extra make targets]
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
@@ -12,7 +13,10 @@ mkdir -p "$KOUT" "$CCACHE_DIR"
 frags=("$TOP/kernel/config.fragment")
 [ "$DEBUG" = 1 ] && frags+=("$TOP/kernel/config.debug")
 [ "$DISTRO" = 1 ] && frags+=("$TOP/kernel/config.distro")
-kmake() { make -s -C "$TREE" O="$KOUT" CC="ccache gcc" HOSTCC="ccache gcc" -j"$JOBS" "$@"; }
+[ "$CFI" = 1 ] && frags+=("$TOP/kernel/config.distro" "$TOP/kernel/config.cfi")
+cc=gcc
+[ "$CFI" = 1 ] && cc=$CLANG
+kmake() { make -s -C "$TREE" O="$KOUT" "${KLLVM[@]}" CC="ccache $cc" HOSTCC="ccache gcc" -j"$JOBS" "$@"; }
 
 # Regenerate .config only when a fragment changed.
 stamp=$(cat "${frags[@]}" | sha256sum | cut -d' ' -f1)

@@ -8,9 +8,18 @@ TREE=${TREE:-$BUILD/linux}
 DEBUG=${DEBUG:-0}
 # DISTRO=1: the distribution-like bench kernel (kernel/config.distro)
 DISTRO=${DISTRO:-0}
-[ "$DEBUG" = 1 ] && [ "$DISTRO" = 1 ] && { echo "DEBUG=1 and DISTRO=1 do not go together" >&2; exit 1; }
+# CFI=1: the distribution-like kernel built with clang and kCFI
+# (+ kernel/config.cfi, build/kbuild-cfi)
+CFI=${CFI:-0}
+[ $((DEBUG + DISTRO + CFI)) -le 1 ] || { echo "DEBUG=1, DISTRO=1 and CFI=1 do not go together" >&2; exit 1; }
+# Make variables of the kernel's compiler: modules and test modules of a
+# clang kernel are built with clang too
+KLLVM=()
+[ "$CFI" = 1 ] && KLLVM=(LLVM=-19)
 if [ "$DEBUG" = 1 ]; then
 	KOUT=${KOUT:-$BUILD/kbuild-debug}
+elif [ "$CFI" = 1 ]; then
+	KOUT=${KOUT:-$BUILD/kbuild-cfi}
 elif [ "$DISTRO" = 1 ]; then
 	KOUT=${KOUT:-$BUILD/kbuild-distro}
 else

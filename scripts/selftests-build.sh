@@ -18,7 +18,11 @@ targets=("$@")
 targets=("${targets[@]/#/$STOUT/}")
 
 info "building ${targets[*]##*/} in $STOUT"
-make -s -C "$TREE/tools/testing/selftests/bpf-harness" -f harness.mk -j"$JOBS" \
+# A clang kernel's bpf_testmod.ko is built with clang: LLVM=-19 goes to the
+# whole make, without the LLVM disassembler (no static LLVM libraries here)
+llvm=("${KLLVM[@]}")
+[ ${#llvm[@]} -eq 0 ] || llvm+=(feature-llvm=0)
+make -s -C "$TREE/tools/testing/selftests/bpf-harness" -f harness.mk -j"$JOBS" "${llvm[@]}" \
 	OUTPUT="$STOUT" VMLINUX_BTF="$KOUT/vmlinux" KDIR="$KOUT" \
 	CLANG="$CLANG" LLC="llc$LLVM_SUFFIX" LLVM_STRIP="llvm-strip$LLVM_SUFFIX" \
 	LLVM_OBJCOPY="llvm-objcopy$LLVM_SUFFIX" \
@@ -41,11 +45,21 @@ dm=$KOUT/ftrace-direct-mod
 rm -rf "$dm" && mkdir -p "$dm"
 cp "$TREE/samples/ftrace/ftrace-direct.c" "$dm/"
 echo 'obj-m := ftrace-direct.o' >"$dm/Kbuild"
-if make -s -C "$KOUT" M="$dm" modules >"$dm/build.log" 2>&1; then
+if make -s -C "$KOUT" "${KLLVM[@]}" M="$dm" modules >"$dm/build.log" 2>&1; then
 	cp "$dm/ftrace-direct.ko" "$STOUT/"
 else
 	rm -f "$STOUT/ftrace-direct.ko"
 	grep -aE 'error|Error' "$dm/build.log" | head -n 10 >&2
 	die "ftrace-direct sample module build failed, full log: $dm/build.log"
+fi
+# The CFI kernel's proof that its checks are live (check.sh, CFI=1)
+if [ "$CFI" = 1 ]; then
+	cm=$KOUT/cfi-mismatch-mod
+	rm -rf "$cm" && mkdir -p "$cm"
+	cp "$TOP/selftests/cfi/cfi_mismatch.c" "$cm/"
+	echo 'obj-m := cfi_mismatch.o' >"$cm/Kbuild"
+	make -s -C "$KOUT" "${KLLVM[@]}" M="$cm" modules >"$cm/build.log" 2>&1 ||
+		die "cfi_mismatch module build failed, full log: $cm/build.log"
+	cp "$cm/cfi_mismatch.ko" "$STOUT/"
 fi
 info "built ${targets[*]##*/}"

@@ -185,7 +185,7 @@ fi
 pat='WARNING:|BUG:|Oops|general protection fault|Kernel panic|KASAN:|UBSAN:|'
 pat+='possible recursive locking|circular locking|inconsistent lock state|'
 pat+='suspicious RCU usage|detected stall|soft lockup|hung_task|kmemleak: suspected|'
-pat+='unreferenced object|Call Trace:'
+pat+='unreferenced object|Call Trace:|CFI failure'
 # A failure that fault injection forced makes the allocator print
 # warn_alloc()'s backtrace: the test asked for it, so that backtrace alone
 # is not a report. Such a failure is known by should_fail_ex() in the
