@@ -87,18 +87,22 @@ lane() {
 	(
 		results=$file
 		: >"$results" && : >"$results.times"
+		local lane_t0
 		while [ $# -gt 1 ]; do
-			local t=$(date +%s)
+			lane_t0=$(date +%s)
 			"$2"
-			printf '  %-30s %5ss\n' "$1" $(($(date +%s) - t)) >>"$results.times"
+			printf '  %-30s %5ss\n' "$1" $(($(date +%s) - lane_t0)) >>"$results.times"
 			shift 2
 		done
 	) &
 	lane_pids+=($!)
 }
 lanes_wait() {
-	local pid f
-	for pid in "${lane_pids[@]}"; do wait "$pid"; done
+	local pid f t
+	for pid in "${lane_pids[@]}"; do
+		# A lane that stops early has not run all its steps
+		wait "$pid" || fail "check.sh: a lane of steps stopped early (exit $?): a step is missing"
+	done
 	for f in "${lane_files[@]}"; do
 		cat "$f" >>"$results"
 		while IFS= read -r t; do lane_times+=("$t"); done <"$f.times"
@@ -168,6 +172,7 @@ step_alone() {
 	#    state left by an earlier test (kallsyms loaded, a module loaded, a
 	#    link kept) may be what makes it pass. The stress test runs 10 s here.
 	#    Skipped with TESTS (a quick loop) or ALONE=0.
+	local t rc
 	if [ "${ALONE:-1}" = 1 ] && [ -z "${TESTS:-}" ]; then
 		arun=$BUILD/vm/check-alone
 		loop='for t in '"$(tr ',' ' ' <<<"$tests")"'; do'
