@@ -11,7 +11,8 @@ DISTRO=${DISTRO:-0}
 # CFI=1: the distribution-like kernel built with clang and kCFI
 # (+ kernel/config.cfi, build/kbuild-cfi)
 CFI=${CFI:-0}
-[ $((DEBUG + DISTRO + CFI)) -le 1 ] || { echo "DEBUG=1, DISTRO=1 and CFI=1 do not go together" >&2; exit 1; }
+[ "$(printf '%s\n' "$DEBUG" "$DISTRO" "$CFI" | grep -cx 1)" -le 1 ] ||
+	{ echo "DEBUG=1, DISTRO=1 and CFI=1 do not go together" >&2; exit 1; }
 # Make variables of the kernel's compiler: modules and test modules of a
 # clang kernel are built with clang too
 KLLVM=()
