@@ -240,21 +240,25 @@ step_bcm() {
 
 step_branches() {
 	# 9. Under that model, on the bench kernel: fentry.multi, fexit.multi and
-	#    fmod_ret.multi cost no more than plain fentry, fexit and fmod_ret, in
-	#    instructions, mispredicted returns, indirect branches and mispredicted
-	#    indirect branches per call (issue 13's bar; figures: make bench).
+	#    fmod_ret.multi cost no more than plain fentry, fexit and fmod_ret, and
+	#    two fsession.multi programs no more than two fentry.multi and two
+	#    fexit.multi ones doing the same work, in instructions, mispredicted
+	#    returns, indirect branches and mispredicted indirect branches per
+	#    call (issues 13 and 30; figures: make bench).
 	#    icount makes the counts deterministic; the branch columns are averages
 	#    over a run and get 0.05 of slack.
 	if [ "${BRANCHES:-1}" = 1 ] && [ "$DEBUG" != 1 ]; then
 		bdir=$BUILD/check-branches
 		if OUTDIR=$bdir "$TOP/scripts/bench-branches.sh" check fentry fentry-multi \
-			fexit fexit-multi fmodret fmodret-multi >"$BUILD/check-branches.log" 2>&1; then
+			fexit fexit-multi fmodret fmodret-multi fentry-fexit-multi-2 \
+			fsession-multi-2 >"$BUILD/check-branches.log" 2>&1; then
 			out=$(python3 - "$bdir/check.csv" <<-'PY'
 	import csv, sys
 	rows = {r["case"]: r for r in csv.DictReader(open(sys.argv[1]))}
 	cols = (("insn", 0.0), ("ret_miss", 0.05), ("ind", 0.05), ("ind_miss", 0.05))
-	for plain in ("fentry", "fexit", "fmodret"):
-	    multi = plain + "-multi"
+	pairs = [(p + "-multi", p) for p in ("fentry", "fexit", "fmodret")]
+	pairs.append(("fsession-multi-2", "fentry-fexit-multi-2"))
+	for multi, plain in pairs:
 	    if plain not in rows or multi not in rows:
 	        print(f"FAIL {multi} vs {plain}: not measured")
 	        continue
@@ -270,9 +274,9 @@ step_branches() {
 				"FAIL "*) fail "branch costs: ${line#FAIL }" ;;
 				esac
 			done <<<"$out"
-			# 3 pairs x 4 columns, or the comparison did not run in full
-			[ "$(grep -c '^\(ok\|FAIL\) ' <<<"$out")" = 12 ] ||
-				fail "branch costs: $(grep -c '^\(ok\|FAIL\) ' <<<"$out") of 12 comparisons made (no $bdir/check.csv?)"
+			# 4 pairs x 4 columns, or the comparison did not run in full
+			[ "$(grep -c '^\(ok\|FAIL\) ' <<<"$out")" = 16 ] ||
+				fail "branch costs: $(grep -c '^\(ok\|FAIL\) ' <<<"$out") of 16 comparisons made (no $bdir/check.csv?)"
 		else
 			tail -n 20 "$BUILD/check-branches.log" | sed 's/^/  /'
 			fail "branch costs: the runs did not complete (log: build/check-branches.log)"
