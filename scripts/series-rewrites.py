@@ -5,13 +5,16 @@ blamed on the patch's parent commit, and those whose origin is a commit of
 the series count. A series that introduces its code in its final form has
 none outside its performance part (issue 29).
 
-Usage: scripts/series-rewrites.py [TREE] [--perf-from N] [--check]
+Usage: scripts/series-rewrites.py [TREE] [--perf-from N] [--check] [--lines]
   TREE         the kernel tree (default build/linux), series = base..HEAD
   --perf-from  the number of the first patch of the performance part,
                whose patches may rewrite earlier code (default: the
                patches whose message says "Performance part of the
                series", which come last)
   --check      exit 1 if a patch before the performance part rewrites any
+  --lines      also print each such line outside the performance part:
+               "J <- K path:line: text" (patch J changes the line of the
+               parent's tree at path:line, which patch K added)
 Prints one line per patch that rewrites lines: its number, the count, and
 the patches the lines came from; then a total.
 """
@@ -33,6 +36,7 @@ def git(tree, *args):
 def main():
     args = sys.argv[1:]
     check = "--check" in args
+    show = "--lines" in args
     perf_from = None
     if "--perf-from" in args:
         i = args.index("--perf-from")
@@ -41,7 +45,7 @@ def main():
         except (IndexError, ValueError):
             sys.exit("series-rewrites: --perf-from needs a patch number")
         del args[i:i + 2]
-    args = [a for a in args if a != "--check"]
+    args = [a for a in args if a not in ("--check", "--lines")]
     top = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     tree = args[0] if args else os.path.join(top, "build", "linux")
     if not os.path.isdir(os.path.join(tree, ".git")):
@@ -59,6 +63,7 @@ def main():
     for c in commits:
         n = number[c]
         origins = collections.Counter()
+        lines = []
         diff = git(tree, "diff", "-U0", "--no-renames", f"{c}^", c)
         path = None
         for line in diff.splitlines():
@@ -73,11 +78,18 @@ def main():
                 continue
             blame = git(tree, "blame", "--porcelain", "-L",
                         f"{start},+{count}", f"{c}^", "--", path)
+            origin = lineno = None
             for bl in blame.splitlines():
+                if bl.startswith("\t"):
+                    if origin is not None:
+                        lines.append(f"{n} <- {origin} {path}:{lineno}: {bl[1:]}")
+                    continue
                 parts = bl.split()
-                if (len(parts) >= 3 and len(parts[0]) == 40 and
-                        parts[0] in number):
-                    origins[number[parts[0]]] += 1
+                if len(parts) >= 3 and len(parts[0]) == 40:
+                    origin = number.get(parts[0])
+                    lineno = parts[2]
+                    if origin is not None:
+                        origins[origin] += 1
         cnt = sum(origins.values())
         if not cnt:
             continue
@@ -93,6 +105,9 @@ def main():
         tag = " (performance part)" if in_perf else ""
         print(f"{n:3d} {cnt:5d} lines of earlier patches{tag}  {subject}")
         print(f"            from patch (lines): {frm}")
+        if show and not in_perf:
+            for line in lines:
+                print(f"            {line}")
     print(f"series-rewrites: {total} lines deleted or changed that the series "
           f"added, {bad} outside the performance part")
     if check and bad:
