@@ -106,8 +106,15 @@ def target_of(tree, number, path, hunk, nlines):
             got += origins(tree, number, path, ln, 1)
         mixed = len(set(g for g in got if g)) > 1
     else:
-        lo = max(1, old_start - 1)
-        hi = min(nlines, old_start + 1)
+        # The lines around the insertion point, not the hunk's context
+        before = 0
+        for b in body:
+            if b.startswith("+"):
+                break
+            before += 1
+        at = old_start + before - 1
+        lo = max(1, at)
+        hi = min(nlines, at + 1)
         got = origins(tree, number, path, lo, hi - lo + 1)
         mixed = False
     return (max(got) if got else 0), mixed
