@@ -18,13 +18,15 @@ ap.add_argument("--mode", required=True)
 ap.add_argument("raw")
 a = ap.parse_args()
 
-rows, extra, one, sites, contend = {}, [], [], [], []
+rows, extra, one, sites, contend, sleep = {}, [], [], [], [], []
 for line in open(a.raw, errors="replace"):
     if not line.startswith("tracing_multi_bench:"):
         continue
     kv = dict(w.split("=", 1) for w in line.split()[1:] if "=" in w)
     if kv.get("kind") == "contend":
         contend.append(kv)
+    elif kv.get("kind") == "sleepable":
+        sleep.append(kv)
     elif "attach_ms" in kv and "kind" in kv:
         rows[(int(kv["n"]), kv["kind"])] = kv
     elif kv.get("kind") == "one_func":
@@ -97,6 +99,21 @@ if contend:
         out.append("%14s %7s %9s %9s %9s %9s %9s %9s" % (
             kv["with"], kv["cycles"], kv["idle_attach_ms"], kv["idle_detach_ms"],
             kv["attach_ms"], kv["detach_ms"], kv["attach_max_ms"], kv["attach_ratio"]))
+if sleep:
+    out += ["", "a sleepable fentry.multi.s link (on per-function trampolines) and a fentry.multi"
+            " link", "on the system calls that allow sleepable programs (ms)", "",
+            "%8s %14s %14s %14s %14s %12s" % ("N", "multi.s att", "multi.s det", "multi att",
+                                              "multi det", "att s/multi")]
+    for kv in sleep:
+        att = float(kv["multi_attach_ms"])
+        out.append("%8s %14s %14s %14s %14s %12s" % (
+            kv["funcs"], kv["multi_s_attach_ms"], kv["multi_s_detach_ms"],
+            kv["multi_attach_ms"], kv["multi_detach_ms"],
+            "%.1f" % (float(kv["multi_s_attach_ms"]) / att) if att else "-"))
+        csv.append("%s,sleepable_multi_s,%s,%s" % (kv["funcs"], kv["multi_s_attach_ms"],
+                                                   kv["multi_s_detach_ms"]))
+        csv.append("%s,sleepable_multi,%s,%s" % (kv["funcs"], kv["multi_attach_ms"],
+                                                 kv["multi_detach_ms"]))
 if sites:
     # the structure each allocation site allocates (of the sites seen so far)
     what = {
