@@ -189,6 +189,11 @@ step_alone() {
 			if [ "$rc" = 0 ]; then
 				pass "alone: $t"
 			else
+				# what failed, for a log that outlives the run (CI's)
+				awk -v t="$t" '$0 == "=== alone: " t { on = 1; next }
+					/^=== alone: / { on = 0 }
+					on && /FAIL|rror|Assertion/' "$arun/out.log" |
+					head -n 30 >&2
 				fail "alone: $t exits ${rc:-nothing} when run on its own (output: $arun/out.log)"
 			fi
 		done
