@@ -119,6 +119,7 @@ if sites:
     what = {
         "kfunc_md_prepare_add": "struct kfunc_md (programs of a function)",
         "kfunc_md_dup_add": "struct kfunc_md (programs of a function)",
+        "kfunc_md_dup": "struct kfunc_md (programs of a function)",
         "__kvmalloc_node_noprof": "the kfunc_md table (a large kmalloc)",
         "add_hash_entry": "ftrace_func_entry (filter hash, direct_functions)",
         "alloc_ftrace_hash": "ftrace hash buckets",
