@@ -253,7 +253,7 @@ step_branches() {
 	#    indirect branches per call (issues 13 and 30; figures: make bench).
 	#    icount makes the counts deterministic; the branch columns are averages
 	#    over a run and get 0.05 of slack. The sleepable pairs take the same
-	#    trampoline code on both sides (patch 45) and differ by the noise of a
+	#    trampoline code on both sides (patch 47) and differ by the noise of a
 	#    run (0.45 on the kCFI kernel): their instructions get 1.0 of slack.
 	if [ "${BRANCHES:-1}" = 1 ] && [ "$DEBUG" != 1 ]; then
 		bdir=$BUILD/check-branches
