@@ -18,6 +18,12 @@ cc=gcc
 [ "$CFI" = 1 ] && cc=$CLANG
 kmake() { make -s -C "$TREE" O="$KOUT" "${KLLVM[@]}" CC="ccache $cc" HOSTCC="ccache gcc" -j"$JOBS" "$@"; }
 
+# Whether the tree's Kconfig has the option: one the series adds is missing
+# from the trees of its earlier patches (make build-each)
+in_kconfig() {
+	grep -rqs --include='Kconfig*' -E "^[[:space:]]*(menu)?config ${1#CONFIG_}\$" "$TREE"
+}
+
 # Regenerate .config only when a fragment changed.
 stamp=$(cat "${frags[@]}" | sha256sum | cut -d' ' -f1)
 if [ ! -f "$KOUT/.config" ] || [ "$(cat "$KOUT/.config.stamp" 2>/dev/null)" != "$stamp" ]; then
@@ -34,7 +40,8 @@ if [ ! -f "$KOUT/.config" ] || [ "$(cat "$KOUT/.config.stamp" 2>/dev/null)" != "
 		if [ "$val" = n ]; then
 			grep -q "^$key=" "$KOUT/.config" && { echo "  $key should be off" >&2; bad=1; }
 		else
-			grep -qx "$line" "$KOUT/.config" || { echo "  $line is missing (dependency?)" >&2; bad=1; }
+			grep -qx "$line" "$KOUT/.config" || ! in_kconfig "$key" ||
+				{ echo "  $line is missing (dependency?)" >&2; bad=1; }
 		fi
 	done < <(cat "${frags[@]}")
 	[ $bad -eq 0 ] || die "the config fragments did not apply cleanly (see above)"
