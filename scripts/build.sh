@@ -24,9 +24,22 @@ in_kconfig() {
 	grep -rqs --include='Kconfig*' -E "^[[:space:]]*(menu)?config ${1#CONFIG_}\$" "$TREE"
 }
 
-# Regenerate .config only when a fragment changed.
+# An option of the fragments that the tree's Kconfig has but .config lost:
+# kbuild drops what a Kconfig lacks when it builds an earlier patch's tree
+# (a one-file compile during a rebase, make build-each) in the same $KOUT.
+lost_option() {
+	local line
+	while IFS= read -r line; do
+		case "$line" in CONFIG_*=n | CONFIG_*=) continue ;; CONFIG_*=*) ;; *) continue ;; esac
+		grep -qx "$line" "$KOUT/.config" || ! in_kconfig "${line%%=*}" || return 0
+	done < <(cat "${frags[@]}")
+	return 1
+}
+
+# Regenerate .config when a fragment changed, or an option of one was lost.
 stamp=$(cat "${frags[@]}" | sha256sum | cut -d' ' -f1)
-if [ ! -f "$KOUT/.config" ] || [ "$(cat "$KOUT/.config.stamp" 2>/dev/null)" != "$stamp" ]; then
+if [ ! -f "$KOUT/.config" ] || [ "$(cat "$KOUT/.config.stamp" 2>/dev/null)" != "$stamp" ] ||
+	lost_option; then
 	info "configuring $KOUT (tinyconfig + ${frags[*]##*/})"
 	kmake tinyconfig >/dev/null
 	(cd "$KOUT" && "$TREE/scripts/kconfig/merge_config.sh" -m -O "$KOUT" .config "${frags[@]}" >/dev/null)
