@@ -20,6 +20,8 @@ results=$BUILD/check-results$([ "$DEBUG" = 1 ] && echo -debug)$([ "$CFI" = 1 ] &
 mkdir -p "$BUILD"
 : >"$results"
 t0=$(date +%s)
+# The ceiling of step_rewrites
+REWRITES_MAX=26
 pass() { echo "PASS $*" >>"$results"; echo "check: PASS $*"; }
 fail() { echo "FAIL $*" >>"$results"; echo "check: FAIL $*" >&2; }
 skip() { echo "SKIP $*" >>"$results"; echo "check: SKIP $*"; }
@@ -145,6 +147,20 @@ step_checkpatch() {
 			fail "checkpatch $(basename "$p"): $errs error(s)"
 		fi
 	done
+}
+
+step_rewrites() {
+	# 3b. Outside the performance part, patches rewrite no more lines of
+	# earlier patches than today's residue (`make rewrites` lists them: a
+	# refusal lifted by the patch that implements the feature, masks and a
+	# slow path that grow with one): the ceiling only goes down.
+	local out
+	if out=$("$TOP/scripts/series-rewrites.py" --max "$REWRITES_MAX" "$TREE" 2>&1); then
+		pass "rewrites: $(printf '%s\n' "$out" | tail -n 1 | sed 's/^series-rewrites: //') (at most $REWRITES_MAX)"
+	else
+		printf '%s\n' "$out" | tail -n 3 >&2
+		fail "rewrites: more lines of earlier patches rewritten outside the performance part than $REWRITES_MAX (make rewrites)"
+	fi
 }
 
 step_tests() {
@@ -307,7 +323,7 @@ step_branches() {
 mark 'builds (checkpatch beside)'
 # checkpatch is one perl process per patch: it runs beside the builds,
 # which leave cores idle in their serial parts (vmlinux link, BTF).
-lane '  beside: checkpatch' step_checkpatch
+lane '  beside: checkpatch' step_checkpatch '  beside: rewrites' step_rewrites
 # 4. Builds.
 if "$TOP/scripts/build.sh"; then
 	pass "kernel build"

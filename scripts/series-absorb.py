@@ -137,7 +137,9 @@ def main():
     for st in status.splitlines():
         if st[:2].strip() not in ("M",):
             sys.exit(f"series-absorb: only edits of existing files: {st}")
-    diff = git(tree, "diff", "HEAD").stdout
+    # ABSORB_CONTEXT=1: smaller hunks, each more often of one patch
+    diff = git(tree, "diff", f"-U{os.environ.get('ABSORB_CONTEXT', '3')}",
+               "HEAD").stdout
     files = parse(diff)
     # (target, path, header, hunk)
     plan, out = [], []

@@ -5,13 +5,15 @@ blamed on the patch's parent commit, and those whose origin is a commit of
 the series count. A series that introduces its code in its final form has
 none outside its performance part (issue 29).
 
-Usage: scripts/series-rewrites.py [TREE] [--perf-from N] [--check] [--lines]
+Usage: scripts/series-rewrites.py [TREE] [--perf-from N] [--check] [--max N] [--lines]
   TREE         the kernel tree (default build/linux), series = base..HEAD
   --perf-from  the number of the first patch of the performance part,
                whose patches may rewrite earlier code (default: the
                patches whose message says "Performance part of the
                series", which come last)
   --check      exit 1 if a patch before the performance part rewrites any
+  --max N      exit 1 if those patches rewrite more than N lines in all (a
+               ceiling that make check holds, so that the count only falls)
   --lines      also print each such line outside the performance part:
                "J <- K path:line: text" (patch J changes the line of the
                parent's tree at path:line, which patch K added)
@@ -44,6 +46,14 @@ def main():
             perf_from = int(args[i + 1])
         except (IndexError, ValueError):
             sys.exit("series-rewrites: --perf-from needs a patch number")
+        del args[i:i + 2]
+    limit = 0 if check else None
+    if "--max" in args:
+        i = args.index("--max")
+        try:
+            limit = int(args[i + 1])
+        except (IndexError, ValueError):
+            sys.exit("series-rewrites: --max needs a number of lines")
         del args[i:i + 2]
     args = [a for a in args if a not in ("--check", "--lines")]
     top = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -110,8 +120,9 @@ def main():
                 print(f"            {line}")
     print(f"series-rewrites: {total} lines deleted or changed that the series "
           f"added, {bad} outside the performance part")
-    if check and bad:
-        sys.exit(1)
+    if limit is not None and bad > limit:
+        sys.exit(f"series-rewrites: {bad} lines rewritten outside the "
+                 f"performance part, more than {limit}")
 
 
 if __name__ == "__main__":
