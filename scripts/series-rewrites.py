@@ -35,26 +35,25 @@ def git(tree, *args):
                           capture_output=True, text=True).stdout
 
 
+def int_option(args, flag, what, default):
+    """The number after @flag in @args, both taken out; else @default"""
+    if flag not in args:
+        return default
+    i = args.index(flag)
+    try:
+        value = int(args[i + 1])
+    except (IndexError, ValueError):
+        sys.exit(f"series-rewrites: {flag} needs {what}")
+    del args[i:i + 2]
+    return value
+
+
 def main():
     args = sys.argv[1:]
     check = "--check" in args
     show = "--lines" in args
-    perf_from = None
-    if "--perf-from" in args:
-        i = args.index("--perf-from")
-        try:
-            perf_from = int(args[i + 1])
-        except (IndexError, ValueError):
-            sys.exit("series-rewrites: --perf-from needs a patch number")
-        del args[i:i + 2]
-    limit = 0 if check else None
-    if "--max" in args:
-        i = args.index("--max")
-        try:
-            limit = int(args[i + 1])
-        except (IndexError, ValueError):
-            sys.exit("series-rewrites: --max needs a number of lines")
-        del args[i:i + 2]
+    perf_from = int_option(args, "--perf-from", "a patch number", None)
+    limit = int_option(args, "--max", "a number of lines", 0 if check else None)
     args = [a for a in args if a not in ("--check", "--lines")]
     top = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     tree = args[0] if args else os.path.join(top, "build", "linux")
