@@ -4,7 +4,7 @@
 SHELL := /bin/bash
 export DEBUG
 
-.PHONY: help deps tree build selftests check bench export vm test bench-case funcstat funcstat-test build-each bpftool-show regress bcm-selftest rewrites
+.PHONY: help deps tree build selftests check bench export vm test bench-case funcstat funcstat-test build-each bpftool-show regress bcm-selftest rewrites debconfig
 
 help:
 	@echo "make check          host checks, builds, listed selftests in the VM (DEBUG=1: debug kernel)"
@@ -17,6 +17,7 @@ help:
 	@echo "make bpftool-show   bpftool link show (plain and JSON) of a tracing_multi link in the VM"
 	@echo "make build-each     build every commit of the series on its own (bisectability)"
 	@echo "make regress        full test_progs + ftracetest on the base and on the series, same config: prints what regressed (long)"
+	@echo "make debconfig      base and series built with Debian's own config, W=1: prints the series' new warnings"
 	@echo "make bcm-selftest   the branch-cost model (TCG plugin) against hand-counted branch sequences"
 	@echo "make rewrites       per patch, the lines it deletes that an earlier patch of the series added"
 	@echo "make deps | tree | build | selftests | export"
@@ -53,5 +54,7 @@ regress: tree
 	scripts/regress.sh
 bcm-selftest:
 	scripts/bcm-selftest.sh
+debconfig: tree
+	scripts/debconfig.sh
 rewrites: tree
 	scripts/series-rewrites.py
