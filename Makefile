@@ -4,7 +4,7 @@
 SHELL := /bin/bash
 export DEBUG
 
-.PHONY: help deps tree build selftests check bench export vm test bench-case funcstat funcstat-test build-each bpftool-show regress bcm-selftest rewrites debconfig
+.PHONY: help deps tree build selftests check bench export vm test bench-case funcstat funcstat-test build-each bpftool-show regress bcm-selftest rewrites debconfig calldepth
 
 help:
 	@echo "make check          host checks, builds, listed selftests in the VM (DEBUG=1: debug kernel)"
@@ -18,6 +18,7 @@ help:
 	@echo "make build-each     build every commit of the series on its own (bisectability)"
 	@echo "make regress        full test_progs + ftracetest on the base and on the series, same config: prints what regressed (long)"
 	@echo "make debconfig      base and series built with Debian's own config, W=1: prints the series' new warnings"
+	@echo "make calldepth      call depth tracking (retbleed=stuff) on a kernel with its counters: no traced call over-counts"
 	@echo "make bcm-selftest   the branch-cost model (TCG plugin) against hand-counted branch sequences"
 	@echo "make rewrites       per patch, the lines it deletes that an earlier patch of the series added"
 	@echo "make deps | tree | build | selftests | export"
@@ -56,5 +57,7 @@ bcm-selftest:
 	scripts/bcm-selftest.sh
 debconfig: tree
 	scripts/debconfig.sh
+calldepth: selftests
+	scripts/calldepth.sh
 rewrites: tree
 	scripts/series-rewrites.py

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Build the kernel in build/linux with output in build/kbuild (or
 # build/kbuild-debug with DEBUG=1, build/kbuild-distro with DISTRO=1,
-# build/kbuild-cfi with CFI=1). Config = tinyconfig + kernel/config.fragment
-# (+ kernel/config.debug, or kernel/config.distro, or kernel/config.distro
-# and kernel/config.cfi, built with clang). Uses ccache.
+# build/kbuild-cfi with CFI=1, build/kbuild-calldepth with CALLDEPTH=1).
+# Config = tinyconfig + kernel/config.fragment (+ kernel/config.debug, or
+# kernel/config.distro, or kernel/config.distro and kernel/config.cfi, built
+# with clang, or kernel/config.distro and kernel/config.calldepth). Uses ccache.
 # Usage: scripts/build.sh [extra make targets]
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
@@ -14,6 +15,7 @@ frags=("$TOP/kernel/config.fragment")
 [ "$DEBUG" = 1 ] && frags+=("$TOP/kernel/config.debug")
 [ "$DISTRO" = 1 ] && frags+=("$TOP/kernel/config.distro")
 [ "$CFI" = 1 ] && frags+=("$TOP/kernel/config.distro" "$TOP/kernel/config.cfi")
+[ "$CALLDEPTH" = 1 ] && frags+=("$TOP/kernel/config.distro" "$TOP/kernel/config.calldepth")
 cc=gcc
 [ "$CFI" = 1 ] && cc=$CLANG
 kmake() { make -s -C "$TREE" O="$KOUT" "${KLLVM[@]}" CC="ccache $cc" HOSTCC="ccache gcc" -j"$JOBS" "$@"; }

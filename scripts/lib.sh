@@ -11,8 +11,11 @@ DISTRO=${DISTRO:-0}
 # CFI=1: the distribution-like kernel built with clang and kCFI
 # (+ kernel/config.cfi, build/kbuild-cfi)
 CFI=${CFI:-0}
-[ "$(printf '%s\n' "$DEBUG" "$DISTRO" "$CFI" | grep -cx 1)" -le 1 ] ||
-	{ echo "DEBUG=1, DISTRO=1 and CFI=1 do not go together" >&2; exit 1; }
+# CALLDEPTH=1: the distribution-like kernel with call depth tracking's
+# counters (+ kernel/config.calldepth, build/kbuild-calldepth)
+CALLDEPTH=${CALLDEPTH:-0}
+[ "$(printf '%s\n' "$DEBUG" "$DISTRO" "$CFI" "$CALLDEPTH" | grep -cx 1)" -le 1 ] ||
+	{ echo "DEBUG=1, DISTRO=1, CFI=1 and CALLDEPTH=1 do not go together" >&2; exit 1; }
 # Make variables of the kernel's compiler: modules and test modules of a
 # clang kernel are built with clang too
 KLLVM=()
@@ -23,6 +26,8 @@ elif [ "$CFI" = 1 ]; then
 	KOUT=${KOUT:-$BUILD/kbuild-cfi}
 elif [ "$DISTRO" = 1 ]; then
 	KOUT=${KOUT:-$BUILD/kbuild-distro}
+elif [ "$CALLDEPTH" = 1 ]; then
+	KOUT=${KOUT:-$BUILD/kbuild-calldepth}
 else
 	KOUT=${KOUT:-$BUILD/kbuild}
 fi

@@ -17,7 +17,8 @@
 # Environment: DEBUG=1 boots build/kbuild-debug; VM_ACCEL=kvm|tcg forces one;
 # VM_PLUGIN='file.so,arg=...' loads a TCG plugin (bench/plugin/branchcost.c);
 # VM_TCG_THREAD=multi runs each vCPU in a host thread of its own (test/wall
-# modes; the default, single, runs all vCPUs in one host thread).
+# modes; the default, single, runs all vCPUs in one host thread);
+# VM_CPU sets the TCG CPU model (default max); VM_APPEND adds to the command line.
 # Multi-threaded TCG sometimes lets a vCPU run a stale int3 that another
 # vCPU's text_poke_bp() already removed (an "Oops: int3" seen with the
 # unpatched base too); single-threaded TCG keeps vCPUs in step.
@@ -137,7 +138,7 @@ if [ -n "${VM_PLUGIN:-}" ]; then
 	[ "$accel" = tcg ] || die "VM_PLUGIN needs TCG"
 	extra+=(-plugin "$VM_PLUGIN")
 fi
-[ "$accel" = tcg ] && extra+=(-cpu max)
+[ "$accel" = tcg ] && extra+=(-cpu "${VM_CPU:-max}")
 
 append="root=rootfs rootfstype=9p rootflags=trans=virtio,version=9p2000.L,cache=loose,msize=262144 ro"
 append+=" init=$run/init console=ttyS0 panic=-1 oops=panic nokaslr"
