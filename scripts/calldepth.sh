@@ -26,7 +26,7 @@ CALLDEPTH=1 VM_CPU=Skylake-Client VM_APPEND="retbleed=stuff spectre_v2=retpoline
 		cd '$st' && ./test_progs -v -t tracing_multi_call_depth" >"$log" 2>&1
 rc=$?
 set -e
-grep -E 'per traced call|:FAIL:|^calldepth:|^#[0-9]+ +tracing_multi_call_depth:|^Summary|^vm:' "$log" || true
+grep -E 'calls - returns per call|:FAIL:|^calldepth:|^#[0-9]+ +tracing_multi_call_depth:|^Summary|^vm:' "$log" || true
 if [ $rc -eq 0 ] && grep -q '^#[0-9]* *tracing_multi_call_depth:OK' "$log"; then
 	echo "1 passed, 0 failed"
 	exit 0
