@@ -95,10 +95,15 @@ for ((i = first; i <= last; i++)); do
 	log=$logs/$(printf %04d "$i").log
 	: >"$log"
 	git -C "$wt" checkout -q --detach "$c"
+	# Builds go out of the tree, but for what a module's Makefile leaves in
+	# it (bpf_test_twoproto): a directory of a later commit that checkout
+	# could not remove breaks the build of an earlier one
+	git -C "$wt" clean -ffdxq
 	# The selftests build needs the kernel of this commit: a tools-only
 	# commit reuses the kernel of the last commit that touched it, so
-	# build it first when starting in the middle of the series.
-	if [ "$i" = "$first" ] && [ ! -f "$each_kout/vmlinux" ]; then
+	# build it first (incrementally) when starting anywhere: build/kbuild-each
+	# may hold the kernel of another commit.
+	if [ "$i" = "$first" ]; then
 		TREE=$wt KOUT=$each_kout "$TOP/scripts/build.sh" >>"$log" 2>&1 || true
 	fi
 	start=$SECONDS
