@@ -3,12 +3,12 @@
 # trampolines. Builds the distribution-like kernel with the tracker's per-CPU
 # call and return counters (CALLDEPTH=1: kernel/config.calldepth), boots it
 # on an Intel Skylake guest CPU with retbleed=stuff, and runs
-# tramp_call_depth (plain trampolines, alone and beside a kprobe) and
-# tracing_multi_call_depth (the global trampoline's paths) from the listed
-# selftests' test_progs: after each kind of traced call the counted calls
-# minus returns must not exceed what the return stack holds, nor fall short
-# of it where the count is exact. About 10 minutes with a warm ccache, 25
-# cold.
+# tramp_call_depth (plain trampolines, alone, beside a kprobe and beside a
+# livepatch) and tracing_multi_call_depth (the global trampoline's paths)
+# from the listed selftests' test_progs: after each kind of traced call the
+# counted calls minus returns must not exceed what the return stack holds,
+# nor fall short of it where the count is exact. About 10 minutes with a
+# warm ccache, 25 cold.
 # Needs `make selftests` (the test_progs built for build/kbuild serves: the
 # tests need no BTF of the calldepth kernel's own); it runs from a copy of
 # that directory made of symlinks, with this kernel's livepatch-sample.ko.
