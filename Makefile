@@ -18,7 +18,7 @@ help:
 	@echo "make build-each     build every commit of the series on its own (bisectability)"
 	@echo "make regress        full test_progs + ftracetest on the base and on the series, same config: prints what regressed (long)"
 	@echo "make debconfig      base and series built with Debian's own config, W=1: prints the series' new warnings"
-	@echo "make calldepth      call depth tracking (retbleed=stuff) on a kernel with its counters: no traced call over-counts"
+	@echo "make calldepth      retpolines and call depth tracking (retbleed=stuff) against BPF trampolines, on a kernel with its counters"
 	@echo "make bcm-selftest   the branch-cost model (TCG plugin) against hand-counted branch sequences"
 	@echo "make rewrites       per patch, the lines it deletes that an earlier patch of the series added"
 	@echo "make deps | tree | build | selftests | export"

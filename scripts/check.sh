@@ -269,7 +269,7 @@ step_branches() {
 	#    indirect branches per call (issues 13 and 30; figures: make bench).
 	#    icount makes the counts deterministic; the branch columns are averages
 	#    over a run and get 0.05 of slack. The sleepable pairs take the same
-	#    trampoline code on both sides (patch 50) and differ by the noise of a
+	#    trampoline code on both sides (patch 52) and differ by the noise of a
 	#    run (0.45 on the kCFI kernel): their instructions get 1.0 of slack.
 	if [ "${BRANCHES:-1}" = 1 ] && [ "$DEBUG" != 1 ]; then
 		bdir=$BUILD/check-branches
@@ -285,7 +285,7 @@ step_branches() {
 	cols = (("insn", 0.0), ("ret_miss", 0.05), ("ind", 0.05), ("ind_miss", 0.05))
 	pairs = [(p + "-multi", p) for p in ("fentry", "fexit", "fmodret")]
 	# Not on the kCFI kernel, where one session program still costs 11
-	# instructions more than the pair (issue 30, patch 51's message)
+	# instructions more than the pair (issue 30, patch 53's message)
 	if not cfi:
 	    pairs.append(("fsession-multi", "fentry-fexit-multi"))
 	pairs.append(("fsession-multi-2", "fentry-fexit-multi-2"))

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Print the home slot of functions in the kfunc_md table (patch 16).
+"""Print the home slot of functions in the kfunc_md table (patch 18).
 
 Usage: kfunc-md-slot.py [--count N] KBUILD_DIR FUNC...
 
