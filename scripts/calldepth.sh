@@ -47,7 +47,7 @@ boot() {
 			cd '$cst' && ./test_progs -v -t $3" >"$log" 2>&1
 	rc=$?
 	set -e
-	grep -E 'calls - returns per call|check_call: calls|:FAIL:|^calldepth:|^#[0-9]+ +(tramp|tracing_multi)_[a-z_]+:|^Summary|^vm:' "$log" | sed "s/^/[$1] /" || true
+	grep -E 'calls - returns per call|check_call: |check_image: the call|:FAIL:|^calldepth:|^#[0-9]+ +(tramp|tracing_multi)_[a-z_]+:|^Summary|^vm:' "$log" | sed "s/^/[$1] /" || true
 	[ $rc -eq 0 ] || bad=1
 	for t in ${3//,/ }; do
 		runs=$((runs + 1))
